@@ -1,0 +1,134 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+
+export const NAME_MAX_LENGTH = 200;
+export const APPLICATION_ID_MAX = 2_147_483_647;
+const ACCOUNT_ID = /^acc_[0-9a-z]{26}$/;
+
+export class CreateAccountRequest {
+  @ApiProperty({ minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'Acme Contact Center' })
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(NAME_MAX_LENGTH)
+  name!: string;
+}
+
+export class AccountDto {
+  @ApiProperty({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  id!: string;
+
+  @ApiProperty({ example: 'Acme Contact Center' })
+  name!: string;
+}
+
+export class AccountResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: AccountDto })
+  data!: AccountDto;
+}
+
+export class CreateApplicationRequest {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: APPLICATION_ID_MAX,
+    example: 42,
+    description: "The platform's own application id. Chosen by Herald when omitted.",
+  })
+  @ValidateIf((request: CreateApplicationRequest) => request.id !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(APPLICATION_ID_MAX)
+  id?: number;
+
+  @ApiProperty({ minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'Support line EU' })
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(NAME_MAX_LENGTH)
+  name!: string;
+
+  @ApiProperty({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  @IsDefined()
+  @IsString()
+  @Matches(ACCOUNT_ID, { message: 'account_id must be an account id such as acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  account_id!: string;
+}
+
+export class ApplicationDto {
+  @ApiProperty({ example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: 'Support line EU' })
+  name!: string;
+
+  @ApiProperty({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  account_id!: string;
+}
+
+export class ApplicationResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: ApplicationDto })
+  data!: ApplicationDto;
+}
+
+export class CreateApiKeyRequest {
+  @ApiProperty({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  @IsDefined()
+  @IsString()
+  @Matches(ACCOUNT_ID, { message: 'account_id must be an account id such as acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  account_id!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'production' })
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(NAME_MAX_LENGTH)
+  name!: string;
+}
+
+export class ApiKeyDto {
+  @ApiProperty({ example: 'key_01jd8x7a1b2c3d4e5f6g7h8j9k' })
+  id!: string;
+
+  @ApiProperty({ example: 'production' })
+  name!: string;
+
+  @ApiProperty({ example: 'hk_Xy3kP0', description: 'The first characters of the key, to recognise it.' })
+  prefix!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  account_id!: string | null;
+
+  @ApiProperty({ enum: ['account', 'admin'], example: 'account' })
+  scope!: 'account' | 'admin';
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', example: null })
+  revoked_at!: string | null;
+}
+
+export class CreatedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({ example: 'hk_Xy3kP0q9…', description: 'The key itself. Shown only in this response; Herald keeps only its hash.' })
+  key!: string;
+}
+
+export class CreatedApiKeyResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: CreatedApiKeyDto })
+  data!: CreatedApiKeyDto;
+}
+
+export class ApiKeyResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: ApiKeyDto })
+  data!: ApiKeyDto;
+}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPE_NAME_PATTERN } from '@herald/core';
+import { IsDefined, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+export const EVENT_TYPE_DESCRIPTION_MAX_LENGTH = 1000;
+
+export class CreateEventTypeRequest {
+  @ApiProperty({ pattern: EVENT_TYPE_NAME_PATTERN.source, example: 'call_recording_ready' })
+  @IsDefined()
+  @IsString()
+  @Matches(EVENT_TYPE_NAME_PATTERN, { message: 'name must be 1 to 64 of a-z, 0-9, "_" and "."' })
+  name!: string;
+
+  @ApiPropertyOptional({ maxLength: EVENT_TYPE_DESCRIPTION_MAX_LENGTH, example: 'A call recording can be downloaded.' })
+  @ValidateIf((request: CreateEventTypeRequest) => request.description !== undefined)
+  @IsString()
+  @MaxLength(EVENT_TYPE_DESCRIPTION_MAX_LENGTH)
+  description?: string;
+}
+
+export class EventTypeDto {
+  @ApiProperty({ example: 'acw_start' })
+  name!: string;
+
+  @ApiProperty({ example: 'An agent entered after-call work.' })
+  description!: string;
+}
+
+export class EventTypeResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: EventTypeDto })
+  data!: EventTypeDto;
+}
+
+export class EventTypeListResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: [EventTypeDto] })
+  data!: EventTypeDto[];
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Pass as `cursor` for the next page; null on the last.' })
+  next_cursor!: string | null;
+}

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { isValidCidr } from '../destinations/destination-policy';
+
+/**
+ * Herald's whole configuration, read from the environment once at start-up. Every process
+ * (api, worker, cli) parses the same variables, so a bad value stops any of them with the same
+ * message naming the variable.
+ */
+export interface HeraldConfig {
+  http: { host: string; port: number };
+  /** null: no server given, the cli starts the embedded database. */
+  database: { url: string | null; poolSize: number };
+  auth: { adminKey: string | null };
+  delivery: {
+    allowedTargetCidrs: string[];
+    timeoutSeconds: number;
+    connectTimeoutSeconds: number;
+    leaseSeconds: number;
+    workerConcurrency: number;
+  };
+  rateLimit: { perSecond: number; burst: number };
+  log: { level: LogLevel };
+  embedded: { dataDir: string };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Connecting never takes longer than this, whatever the whole-attempt timeout. */
+const MAX_CONNECT_TIMEOUT_SECONDS = 5;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const unset = (raw: string | undefined): raw is undefined => raw === undefined || raw.trim() === '';
+
+function integer(fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const value = Number(raw.trim());
+      if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
+function optionalString(check: (value: string) => string | null) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      const problem = check(raw);
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }
+      return raw;
+    });
+}
+
+const environmentSchema = z.object({
+  HOST: optionalString((v) => (/^[A-Za-z0-9.:-]+$/.test(v) ? null : `must be a host name or IP address, got "${v}"`)),
+  PORT: integer(3000, 1, 65_535),
+  DATABASE_URL: optionalString((v) =>
+    /^postgres(ql)?:\/\/.+/.test(v) ? null : 'must be a postgresql:// connection string',
+  ),
+  HERALD_DB_POOL_SIZE: integer(10, 1, 200),
+  HERALD_ADMIN_KEY: optionalString((v) =>
+    /^[\x21-\x7e]{16,256}$/.test(v)
+      ? null
+      : 'must be 16 to 256 printable characters without spaces (it is sent in the Authorization header)',
+  ),
+  HERALD_ALLOWED_TARGET_CIDRS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return [];
+      const ranges = raw.split(',').map((part) => part.trim()).filter(Boolean);
+      const invalid = ranges.filter((range) => !isValidCidr(range));
+      if (invalid.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be comma-separated CIDR ranges such as 127.0.0.0/8; not a range: ${invalid.map((r) => `"${r}"`).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return ranges;
+    }),
+  HERALD_DELIVERY_TIMEOUT_SECONDS: integer(15, 1, 300),
+  HERALD_DELIVERY_LEASE_SECONDS: integer(60, 2, 3_600),
+  HERALD_WORKER_CONCURRENCY: integer(64, 1, 1_024),
+  HERALD_RATE_LIMIT_PER_SECOND: integer(100, 0, 1_000_000),
+  HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
+  HERALD_LOG_LEVEL: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return 'info' as LogLevel;
+      const level = raw.trim().toLowerCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+        ctx.addIssue({ code: 'custom', message: `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return level as LogLevel;
+    }),
+  HERALD_DATA_DIR: z
+    .string()
+    .optional()
+    .transform((raw) => (unset(raw) ? '.herald' : raw)),
+});
+
+export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  // A lease shorter than an attempt would let a second worker claim a delivery still in flight.
+  if (e.HERALD_DELIVERY_LEASE_SECONDS <= e.HERALD_DELIVERY_TIMEOUT_SECONDS) {
+    problems.push(
+      `HERALD_DELIVERY_LEASE_SECONDS: must be longer than HERALD_DELIVERY_TIMEOUT_SECONDS (${e.HERALD_DELIVERY_TIMEOUT_SECONDS}), got ${e.HERALD_DELIVERY_LEASE_SECONDS}`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    http: { host: e.HOST ?? '127.0.0.1', port: e.PORT },
+    database: { url: e.DATABASE_URL, poolSize: e.HERALD_DB_POOL_SIZE },
+    auth: { adminKey: e.HERALD_ADMIN_KEY },
+    delivery: {
+      allowedTargetCidrs: e.HERALD_ALLOWED_TARGET_CIDRS,
+      timeoutSeconds: e.HERALD_DELIVERY_TIMEOUT_SECONDS,
+      connectTimeoutSeconds: Math.min(MAX_CONNECT_TIMEOUT_SECONDS, e.HERALD_DELIVERY_TIMEOUT_SECONDS),
+      leaseSeconds: e.HERALD_DELIVERY_LEASE_SECONDS,
+      workerConcurrency: e.HERALD_WORKER_CONCURRENCY,
+    },
+    rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
+    log: { level: e.HERALD_LOG_LEVEL },
+    embedded: { dataDir: e.HERALD_DATA_DIR },
+  };
+}

@@ -1,0 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const API_KEY_PREFIX = 'hk_';
+/** `hk_` + 43 url-safe base64 characters (32 random bytes). */
+export const API_KEY_PATTERN = /^hk_[A-Za-z0-9_-]{43}$/;
+/** How much of a key is kept in clear to let people recognise it in listings. */
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
+
+export interface IssuedApiKey {
+  /** Shown to the caller once; never stored. */
+  key: string;
+  prefix: string;
+  hash: string;
+}
+
+export function issueApiKey(random: (size: number) => Buffer = randomBytes): IssuedApiKey {
+  const key = API_KEY_PREFIX + random(32).toString('base64url');
+  return { key, prefix: displayPrefix(key), hash: hashApiKey(key) };
+}
+
+/** Keys are 256-bit random values, so a single unsalted SHA-256 is enough to store them safely. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}

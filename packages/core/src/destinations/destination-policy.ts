@@ -1,0 +1,60 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Decides whether Herald may open a connection to an address. Only public unicast addresses
+ * pass, unless the operator allow-lists a range (HERALD_ALLOWED_TARGET_CIDRS). ipaddr.js's
+ * `range()` classifies private, loopback, link-local (cloud metadata), CGNAT, multicast,
+ * reserved, unspecified, unique-local and the IPv6 transition ranges; everything but
+ * 'unicast' is refused. IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ */
+export class DestinationPolicy {
+  private readonly allowedRanges: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+
+  constructor(allowedCidrs: readonly string[] = []) {
+    this.allowedRanges = allowedCidrs.map((cidr) => {
+      const [address, prefix] = ipaddr.parseCIDR(cidr);
+      return [normalise(address), normalisedPrefix(address, prefix)];
+    });
+  }
+
+  /** Why an IP address is refused, or null when Herald may connect to it. */
+  refusalReason(ip: string): string | null {
+    if (!ipaddr.isValid(ip)) return `"${ip}" is not an IP address`;
+    const address = normalise(ipaddr.parse(ip));
+    if (this.isAllowListed(address)) return null;
+    const range = address.range();
+    return range === 'unicast' ? null : `${address.toString()} is a ${range} address`;
+  }
+
+  isAllowed(ip: string): boolean {
+    return this.refusalReason(ip) === null;
+  }
+
+  private isAllowListed(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+    return this.allowedRanges.some(
+      ([network, prefix]) => network.kind() === address.kind() && address.match(network, prefix),
+    );
+  }
+}
+
+function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (address as ipaddr.IPv6).toIPv4Address();
+  }
+  return address;
+}
+
+function normalisedPrefix(address: ipaddr.IPv4 | ipaddr.IPv6, prefix: number): number {
+  const mapped = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
+  return mapped ? Math.max(0, prefix - 96) : prefix;
+}
+
+/** True when `value` parses as a CIDR range (used to validate configuration). */
+export function isValidCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,21 @@
+import { monotonicFactory } from 'ulid';
+
+export type IdPrefix = 'acc' | 'key' | 'sec' | 'evt' | 'dlv' | 'att';
+
+/**
+ * Prefixed, time-ordered ids (`evt_01JD…`): the prefix tells a reader what an id names, and the
+ * ULID's time ordering makes "newest first" cursor paging a plain index scan.
+ */
+export interface IdGenerator {
+  next(prefix: IdPrefix): string;
+}
+
+export class UlidIdGenerator implements IdGenerator {
+  private readonly ulid = monotonicFactory();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  next(prefix: IdPrefix): string {
+    return `${prefix}_${this.ulid(this.now()).toLowerCase()}`;
+  }
+}

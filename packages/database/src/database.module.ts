@@ -1,0 +1,30 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DATABASE_OPTIONS, DatabaseOptions, PrismaService } from './prisma.service';
+import { AccountRepository } from './repositories/account.repository';
+import { ApiKeyRepository } from './repositories/api-key.repository';
+import { ApplicationRepository } from './repositories/application.repository';
+import { EventTypeRepository } from './repositories/event-type.repository';
+import { SubscriptionRepository } from './repositories/subscription.repository';
+import { WebhookRepository } from './repositories/webhook.repository';
+
+const REPOSITORIES = [
+  AccountRepository,
+  ApiKeyRepository,
+  ApplicationRepository,
+  EventTypeRepository,
+  SubscriptionRepository,
+  WebhookRepository,
+];
+
+/** The api and the worker each import this with their own pool size. */
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      global: true,
+      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PrismaService, ...REPOSITORIES],
+      exports: [PrismaService, ...REPOSITORIES],
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client';
+
+export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+}
+
+/** Connecting is the only wait a request may spend on an unreachable database before it gets 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The Prisma client, on our own `pg` pool so that pool size and connect timeout are ours.
+ * Connects at start-up and fails loudly if it cannot: a process without its database is useless.
+ * Only repositories use it.
+ */
+@Injectable()
+export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+  private readonly pool: pg.Pool;
+
+  constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.$queryRaw`SELECT 1`;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.$disconnect();
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../prisma.service';
+import { ApiKeyRecord, ApiKeyScope } from './records';
+
+/** The row that HERALD_ADMIN_KEY maps to: one, so changing the variable retires the old key. */
+export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';
+
+const SELECT = { id: true, accountId: true, scope: true, name: true, prefix: true, revokedAt: true } as const;
+
+@Injectable()
+export class ApiKeyRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(key: {
+    id: string;
+    accountId: string | null;
+    scope: ApiKeyScope;
+    name: string;
+    prefix: string;
+    keyHash: string;
+  }): Promise<ApiKeyRecord> {
+    return this.prisma.apiKey.create({ data: key, select: SELECT });
+  }
+
+  /** The key a request presents, if it exists and is not revoked. */
+  async findUsableByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    return this.prisma.apiKey.findFirst({ where: { keyHash, revokedAt: null }, select: SELECT });
+  }
+
+  /** Revokes a key (idempotently: the first revocation time is kept). Null when there is no such key. */
+  async revoke(id: string, now: Date): Promise<ApiKeyRecord | null> {
+    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+    return this.prisma.apiKey.findUnique({ where: { id }, select: SELECT });
+  }
+
+  async upsertBootstrapAdmin(keyHash: string, prefix: string): Promise<void> {
+    const fields = { scope: 'admin' as const, name: 'HERALD_ADMIN_KEY', prefix, keyHash, revokedAt: null, accountId: null };
+    await this.prisma.apiKey.upsert({
+      where: { id: BOOTSTRAP_ADMIN_KEY_ID },
+      create: { id: BOOTSTRAP_ADMIN_KEY_ID, ...fields },
+      update: fields,
+    });
+  }
+}

@@ -1,0 +1,39 @@
+import { AppError } from '@herald/contracts';
+import { Injectable } from '@nestjs/common';
+import { classifyDatabaseError } from '../database-errors';
+import { PrismaService } from '../prisma.service';
+import { EventTypeRecord, Page } from './records';
+
+@Injectable()
+export class EventTypeRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Event types by name; the cursor is the last name of the previous page. */
+  async list(limit: number, after: string | null): Promise<Page<EventTypeRecord>> {
+    const rows = await this.prisma.eventType.findMany({
+      where: after === null ? {} : { name: { gt: after } },
+      orderBy: { name: 'asc' },
+      take: limit + 1,
+      select: { name: true, description: true },
+    });
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? items[items.length - 1].name : null };
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return (await this.prisma.eventType.count({ where: { name } })) > 0;
+  }
+
+  async create(eventType: EventTypeRecord): Promise<EventTypeRecord> {
+    try {
+      return await this.prisma.eventType.create({ data: eventType, select: { name: true, description: true } });
+    } catch (error) {
+      if (classifyDatabaseError(error) === 'unique_violation') {
+        throw new AppError('CONFLICT', `Event type "${eventType.name}" already exists.`, {
+          details: [{ field: 'name', message: `"${eventType.name}" already exists` }],
+        });
+      }
+      throw error;
+    }
+  }
+}

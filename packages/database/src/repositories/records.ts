@@ -1,0 +1,61 @@
+import type { RetryPolicy } from '@herald/core';
+
+/** What repositories hand out: plain records, never Prisma's generated types. */
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+}
+
+export interface ApplicationRecord {
+  id: number;
+  accountId: string;
+  name: string;
+}
+
+declare const ownershipChecked: unique symbol;
+
+/**
+ * Proof that the caller may act on an application. Only ApplicationRepository.scopeOf mints
+ * it, and the api calls that only after the 404/403 checks, so a repository method that takes
+ * a scope cannot be reached with an application the caller does not own.
+ */
+export interface ApplicationScope {
+  readonly applicationId: number;
+  readonly accountId: string;
+  readonly [ownershipChecked]: true;
+}
+
+export type ApiKeyScope = 'account' | 'admin';
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string | null;
+  scope: ApiKeyScope;
+  name: string;
+  prefix: string;
+  revokedAt: Date | null;
+}
+
+export interface EventTypeRecord {
+  name: string;
+  description: string;
+}
+
+export interface WebhookRecord {
+  url: string;
+  retryEnabled: 0 | 1;
+  retryPolicy: RetryPolicy;
+  headers: Record<string, string>;
+}
+
+export interface SubscriptionRecord {
+  eventType: string;
+  ensureDelivery: boolean;
+  active: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,115 @@
+import type { BackoffType } from '@herald/core';
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../prisma.service';
+import { ApplicationScope, WebhookRecord } from './records';
+
+interface WebhookRow {
+  url: string;
+  retry_enabled: number;
+  retry_value: number;
+  max_retries: number;
+  backoff_type: BackoffType;
+  backoff_value: number;
+  headers: unknown;
+}
+
+@Injectable()
+export class WebhookRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async find(scope: ApplicationScope): Promise<WebhookRecord | null> {
+    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
+      SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers
+        FROM webhooks WHERE application_id = ${scope.applicationId}`;
+    return rows.length > 0 ? toRecord(rows[0]) : null;
+  }
+
+  /**
+   * Creates or replaces the configuration in one statement. A webhook row that is new gets its
+   * first signing secret in the same statement, so concurrent first writes cannot create two.
+   */
+  async upsert(scope: ApplicationScope, webhook: WebhookRecord, firstSecret: { id: string; secret: string }): Promise<WebhookRecord> {
+    const { url, retryEnabled, retryPolicy: policy, headers } = webhook;
+    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
+      WITH saved AS (
+        INSERT INTO webhooks (application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+        VALUES (${scope.applicationId}, ${url}, ${retryEnabled}::smallint, ${policy.retryValue}, ${policy.maxRetries},
+                ${policy.backoffType}::backoff_type, ${policy.backoffValue}, ${JSON.stringify(headers)}::json)
+        ON CONFLICT (application_id) DO UPDATE SET
+          url = excluded.url, retry_enabled = excluded.retry_enabled, retry_value = excluded.retry_value,
+          max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
+          backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
+        RETURNING application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers,
+                  (xmax = 0) AS created
+      ), first_secret AS (
+        INSERT INTO webhook_secrets (id, application_id, secret)
+        SELECT ${firstSecret.id}, application_id, ${firstSecret.secret} FROM saved WHERE created
+      )
+      SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers FROM saved`;
+    return toRecord(rows[0]);
+  }
+
+  /** Removes the webhook with its subscriptions and secrets; returns what was removed. */
+  async delete(scope: ApplicationScope): Promise<WebhookRecord | null> {
+    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
+      DELETE FROM webhooks WHERE application_id = ${scope.applicationId}
+      RETURNING url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers`;
+    return rows.length > 0 ? toRecord(rows[0]) : null;
+  }
+
+  async exists(scope: ApplicationScope): Promise<boolean> {
+    return (await this.prisma.webhook.count({ where: { applicationId: scope.applicationId } })) > 0;
+  }
+
+  /** The secret new signatures start with; null when no webhook is configured. */
+  async currentSecret(scope: ApplicationScope): Promise<string | null> {
+    const row = await this.prisma.webhookSecret.findFirst({
+      where: { applicationId: scope.applicationId, expiresAt: null },
+      orderBy: { createdAt: 'desc' },
+      select: { secret: true },
+    });
+    return row?.secret ?? null;
+  }
+
+  /**
+   * Makes `next` the current secret; the one it replaces keeps signing until `retiredUntil`.
+   * Secrets whose grace has run out are removed. The webhook row is locked so that concurrent
+   * rotations happen one after the other. Null when no webhook is configured.
+   */
+  async rotateSecret(
+    scope: ApplicationScope,
+    next: { id: string; secret: string },
+    now: Date,
+    retiredUntil: Date,
+  ): Promise<string | null> {
+    const rows = await this.prisma.$queryRaw<{ secret: string }[]>`
+      WITH webhook AS (
+        SELECT application_id FROM webhooks WHERE application_id = ${scope.applicationId} FOR UPDATE
+      ), expired AS (
+        DELETE FROM webhook_secrets
+         WHERE application_id IN (SELECT application_id FROM webhook) AND expires_at IS NOT NULL AND expires_at <= ${now}
+      ), retired AS (
+        UPDATE webhook_secrets SET expires_at = ${retiredUntil}
+         WHERE application_id IN (SELECT application_id FROM webhook) AND expires_at IS NULL
+      )
+      INSERT INTO webhook_secrets (id, application_id, secret, created_at)
+      SELECT ${next.id}, application_id, ${next.secret}, ${now} FROM webhook
+      RETURNING secret`;
+    return rows[0]?.secret ?? null;
+  }
+}
+
+function toRecord(row: WebhookRow): WebhookRecord {
+  const headers = typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers;
+  return {
+    url: row.url,
+    retryEnabled: Number(row.retry_enabled) === 1 ? 1 : 0,
+    retryPolicy: {
+      retryValue: Number(row.retry_value),
+      maxRetries: Number(row.max_retries),
+      backoffType: row.backoff_type,
+      backoffValue: Number(row.backoff_value),
+    },
+    headers: (headers ?? {}) as Record<string, string>,
+  };
+}
