@@ -6,3 +6,4 @@ export * from './event-types/event-type-name';
 export * from './ids/id-generator';
 export * from './retry/retry-policy';
 export * from './time/clock';
+export * from './version';

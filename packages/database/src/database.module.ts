@@ -4,6 +4,7 @@ import { AccountRepository } from './repositories/account.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ApplicationRepository } from './repositories/application.repository';
 import { EventTypeRepository } from './repositories/event-type.repository';
+import { HealthRepository } from './repositories/health.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 
@@ -12,6 +13,7 @@ const REPOSITORIES = [
   ApiKeyRepository,
   ApplicationRepository,
   EventTypeRepository,
+  HealthRepository,
   SubscriptionRepository,
   WebhookRepository,
 ];

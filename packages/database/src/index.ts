@@ -7,6 +7,7 @@ export * from './repositories/account.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/application.repository';
 export * from './repositories/event-type.repository';
+export * from './repositories/health.repository';
 export * from './repositories/records';
 export * from './repositories/subscription.repository';
 export * from './repositories/webhook.repository';

@@ -58,3 +58,18 @@ export function isValidCidr(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * The IP address a URL names literally, or null when its host is a name. WHATWG URL parsing
+ * already normalises the odd IPv4 spellings (`http://2130706433/` is 127.0.0.1).
+ */
+export function ipLiteralHost(url: string): string | null {
+  let hostname: string;
+  try {
+    hostname = new URL(url).hostname;
+  } catch {
+    return null;
+  }
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare) && (ipaddr.IPv4.isValidFourPartDecimal(bare) || bare.includes(':')) ? bare : null;
+}

@@ -1,0 +1,92 @@
+import { IdGenerator, issueApiKey, Clock } from '@herald/core';
+import {
+  AccountDto,
+  ApiKeyDto,
+  AppError,
+  ApplicationDto,
+  CreateAccountRequest,
+  CreateApiKeyRequest,
+  CreateApplicationRequest,
+  CreatedApiKeyDto,
+  CreateEventTypeRequest,
+  EventTypeDto,
+} from '@herald/contracts';
+import {
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  ApplicationRepository,
+  EventTypeRepository,
+} from '@herald/database';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, ID_GENERATOR } from '../common/providers';
+
+@Injectable()
+export class AdminService {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly applications: ApplicationRepository,
+    private readonly apiKeys: ApiKeyRepository,
+    private readonly eventTypes: EventTypeRepository,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async createAccount(request: CreateAccountRequest): Promise<AccountDto> {
+    return this.accounts.create({ id: this.ids.next('acc'), name: request.name });
+  }
+
+  async createApplication(request: CreateApplicationRequest): Promise<ApplicationDto> {
+    await this.requireAccount(request.account_id);
+    const application = await this.applications.create({
+      id: request.id ?? null,
+      accountId: request.account_id,
+      name: request.name,
+    });
+    return { id: application.id, name: application.name, account_id: application.accountId };
+  }
+
+  /** The key is returned here and never again: only its hash is stored. */
+  async createApiKey(request: CreateApiKeyRequest): Promise<CreatedApiKeyDto> {
+    await this.requireAccount(request.account_id);
+    const issued = issueApiKey();
+    const record = await this.apiKeys.create({
+      id: this.ids.next('key'),
+      accountId: request.account_id,
+      scope: 'account',
+      name: request.name,
+      prefix: issued.prefix,
+      keyHash: issued.hash,
+    });
+    return { ...toApiKeyDto(record), key: issued.key };
+  }
+
+  async revokeApiKey(id: string): Promise<ApiKeyDto> {
+    const record = await this.apiKeys.revoke(id, this.clock.now());
+    if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${id} does not exist.`);
+    return toApiKeyDto(record);
+  }
+
+  async createEventType(request: CreateEventTypeRequest): Promise<EventTypeDto> {
+    return this.eventTypes.create({ name: request.name, description: request.description ?? '' });
+  }
+
+  private async requireAccount(accountId: string): Promise<void> {
+    if (!(await this.accounts.exists(accountId))) {
+      throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `Account ${accountId} does not exist.`, {
+        details: [{ field: 'account_id', message: `no account ${accountId}` }],
+      });
+    }
+  }
+}
+
+function toApiKeyDto(record: ApiKeyRecord): ApiKeyDto {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    account_id: record.accountId,
+    scope: record.scope,
+    revoked_at: record.revokedAt?.toISOString() ?? null,
+  };
+}

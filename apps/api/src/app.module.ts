@@ -1,0 +1,40 @@
+import { HeraldConfig } from '@herald/core';
+import { DatabaseModule } from '@herald/database';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AdminModule } from './admin/admin.module';
+import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { loggerOptions } from './common/logging/logger-options';
+import { CommonProvidersModule } from './common/providers';
+import { ConfigModule } from './config/config.module';
+import { ErrorCodeModule } from './error-codes/error-code.module';
+import { EventTypeModule } from './event-types/event-type.module';
+import { HealthModule } from './health/health.module';
+import { SubscriptionModule } from './subscriptions/subscription.module';
+import { WebhookModule } from './webhooks/webhook.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: HeraldConfig): DynamicModule {
+    if (!config.database.url) {
+      throw new Error('The api needs DATABASE_URL; `pnpm start` sets it to the embedded database when you have none.');
+    }
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config)),
+        DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
+        CommonProvidersModule,
+        HealthModule,
+        ErrorCodeModule,
+        EventTypeModule,
+        WebhookModule,
+        SubscriptionModule,
+        AdminModule,
+      ],
+      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+    };
+  }
+}

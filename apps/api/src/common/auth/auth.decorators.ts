@@ -1,0 +1,20 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Principal } from './principal';
+
+export const PUBLIC_ROUTE = 'herald:public-route';
+export const ADMIN_ONLY = 'herald:admin-only';
+
+/** Answers without an API key (health checks). */
+export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
+
+/** Only admin-scope keys may call it; account keys get 403-04. */
+export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
+
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route the ApiKeyGuard did not authenticate');
+  return principal;
+});

@@ -1,0 +1,47 @@
+import { AppError } from '@herald/contracts';
+import { ArgumentsHost, Catch, ExceptionFilter, LoggerService } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RouteTable } from '../http/route-table';
+import { errorEnvelope } from './error-envelope';
+import { toAppError } from './to-app-error';
+
+/**
+ * The one place an error becomes a response. Every non-2xx answer, on every route, leaves here
+ * with the envelope of PRODUCT.md §2 and a code from the directory. Unexpected errors are
+ * logged with the request id and answered 500-00 without internals.
+ */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly logger: LoggerService,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const error = this.resolve(exception, request);
+
+    if (error.status >= 500) {
+      this.logger.error(
+        { err: exception, requestId: request.id, method: request.method, url: request.url },
+        error.code === '500-00' ? 'unexpected error while serving a request' : error.message,
+      );
+    }
+    if (reply.sent) return;
+    reply.status(error.status).headers(error.headers ?? {}).send(errorEnvelope(error, String(request.id)));
+  }
+
+  private resolve(exception: unknown, request: FastifyRequest): AppError {
+    const error = toAppError(exception) ?? new AppError('INTERNAL_ERROR', undefined, { cause: exception });
+    if (error.code !== '404-00') return error;
+    const allowed = this.routes.allowedMethods(request.url);
+    if (allowed.length > 0) {
+      return new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, {
+        headers: { allow: allowed.join(', ') },
+      });
+    }
+    return new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
+  }
+}

@@ -1,0 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * A caller's X-Request-Id is kept when it is safe to log and echo; otherwise Herald makes one.
+ * It is echoed on every response and in every error body.
+ */
+export function requestIdFor(request: IncomingMessage): string {
+  const given = request.headers[REQUEST_ID_HEADER];
+  if (typeof given === 'string' && ACCEPTABLE.test(given)) return given;
+  return `req_${randomBytes(8).toString('hex')}`;
+}

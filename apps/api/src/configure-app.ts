@@ -1,0 +1,31 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { registerJsonBodyParser } from './common/http/json-body-parser';
+import { REQUEST_ID_HEADER } from './common/http/request-id';
+import { RouteTable } from './common/http/route-table';
+import { setupSwagger } from './common/swagger/swagger';
+import { RequestValidationPipe } from './common/validation/request-validation.pipe';
+
+/**
+ * Everything the HTTP pipeline needs beyond the modules. main.ts and every e2e test call this,
+ * so tests exercise the production wiring. Call it before init()/listen(): the route table and
+ * the body parser must be in place before routes are registered.
+ */
+export function configureApp(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const routes = new RouteTable();
+  routes.listen(fastify);
+  registerJsonBodyParser(fastify);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalFilters(new AppExceptionFilter(routes, logger));
+  app.enableShutdownHooks();
+  setupSwagger(app);
+}

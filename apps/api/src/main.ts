@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { ConfigError } from '@herald/core';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { createHttpAdapter, NEST_APP_OPTIONS } from './common/http/http-adapter';
+import { loadConfig } from './config/load-config';
+import { configureApp } from './configure-app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(), NEST_APP_OPTIONS);
+  configureApp(app);
+  await app.listen(config.http.port, config.http.host);
+}
+
+main().catch((error: unknown) => {
+  // A configuration problem is the operator's to fix: say which variable, without a stack.
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import { SubscriptionsResponse, UpsertSubscriptionRequest } from '@herald/contracts';
+import { ApplicationScope } from '@herald/database';
+import { Body, Controller, Delete, Get, Param, Put, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
+import { ApiErrors, APPLICATION_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { SubscriptionService } from './subscription.service';
+
+const EVENT_PARAM = { name: 'subscription', description: 'Name of the subscribed event, e.g. acw_start.' };
+
+@ApiTags('subscriptions')
+@ApiSecurity('api-key')
+@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
+@ApiErrors(...APPLICATION_ERRORS, 'WEBHOOK_NOT_CONFIGURED')
+@UseGuards(ApplicationAccessGuard)
+@Controller('application/:application_id/webhook/subscription')
+export class SubscriptionController {
+  constructor(private readonly subscriptions: SubscriptionService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List subscriptions' })
+  @ApiOkResponse({ type: SubscriptionsResponse })
+  async list(@OwnedApplication() scope: ApplicationScope): Promise<SubscriptionsResponse> {
+    return { success: true, subscriptions: await this.subscriptions.list(scope) };
+  }
+
+  @Put(':subscription')
+  @ApiOperation({
+    summary: 'Subscribe to an event, or change a subscription',
+    description: 'Omitted flags default to ensure_delivery false and active true on creation, and stay as they are on update.',
+  })
+  @ApiParam(EVENT_PARAM)
+  @ApiOkResponse({ type: SubscriptionsResponse })
+  @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE')
+  async upsert(
+    @OwnedApplication() scope: ApplicationScope,
+    @Param('subscription') eventType: string,
+    @Body() body: UpsertSubscriptionRequest,
+  ): Promise<SubscriptionsResponse> {
+    return { success: true, subscriptions: await this.subscriptions.upsert(scope, eventType, body) };
+  }
+
+  @Delete(':subscription')
+  @ApiOperation({ summary: 'Delete webhook subscription', description: 'Answers with the subscriptions that remain.' })
+  @ApiParam(EVENT_PARAM)
+  @ApiOkResponse({ type: SubscriptionsResponse })
+  @ApiErrors('SUBSCRIPTION_NOT_FOUND')
+  async delete(
+    @OwnedApplication() scope: ApplicationScope,
+    @Param('subscription') eventType: string,
+  ): Promise<SubscriptionsResponse> {
+    return { success: true, subscriptions: await this.subscriptions.delete(scope, eventType) };
+  }
+}

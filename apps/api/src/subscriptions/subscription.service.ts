@@ -1,0 +1,55 @@
+import { AppError, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
+import { ApplicationScope, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
+import { Injectable } from '@nestjs/common';
+
+@Injectable()
+export class SubscriptionService {
+  constructor(
+    private readonly subscriptions: SubscriptionRepository,
+    private readonly webhooks: WebhookRepository,
+    private readonly eventTypes: EventTypeRepository,
+  ) {}
+
+  async list(scope: ApplicationScope): Promise<SubscriptionMap> {
+    await this.requireWebhook(scope);
+    return this.currentMap(scope);
+  }
+
+  /** Creates the subscription (omitted flags: ensure_delivery false, active true) or changes the flags given. */
+  async upsert(scope: ApplicationScope, eventType: string, request: UpsertSubscriptionRequest): Promise<SubscriptionMap> {
+    if (!(await this.eventTypes.exists(eventType))) {
+      throw new AppError('UNKNOWN_EVENT_TYPE', `"${eventType}" is not an event type; GET /event_types lists them.`, {
+        details: [{ field: 'subscription', message: `unknown event type "${eventType}"` }],
+      });
+    }
+    await this.requireWebhook(scope);
+    await this.subscriptions.upsert(scope, eventType, {
+      ensureDelivery: request.ensure_delivery,
+      active: request.active,
+    });
+    return this.currentMap(scope);
+  }
+
+  /** Removes the subscription and answers with the ones that remain. */
+  async delete(scope: ApplicationScope, eventType: string): Promise<SubscriptionMap> {
+    await this.requireWebhook(scope);
+    if (!(await this.subscriptions.delete(scope, eventType))) {
+      throw new AppError('SUBSCRIPTION_NOT_FOUND', `Application ${scope.applicationId} has no subscription to "${eventType}".`);
+    }
+    return this.currentMap(scope);
+  }
+
+  private async currentMap(scope: ApplicationScope): Promise<SubscriptionMap> {
+    const rows = await this.subscriptions.list(scope);
+    // fromEntries defines own properties, so an event named "__proto__" is just a key.
+    return Object.fromEntries(
+      rows.map((row) => [row.eventType, { ensure_delivery: row.ensureDelivery, active: row.active }]),
+    );
+  }
+
+  private async requireWebhook(scope: ApplicationScope): Promise<void> {
+    if (!(await this.webhooks.exists(scope))) {
+      throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import {
+  RetryScheduleResponse,
+  UpsertWebhookRequest,
+  WebhookResponse,
+  WebhookSecretResponse,
+} from '@herald/contracts';
+import { ApplicationScope } from '@herald/database';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
+import { ApiErrors, APPLICATION_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { WebhookService } from './webhook.service';
+
+@ApiTags('webhook')
+@ApiSecurity('api-key')
+@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
+@ApiErrors(...APPLICATION_ERRORS)
+@UseGuards(ApplicationAccessGuard)
+@Controller('application/:application_id/webhook')
+export class WebhookController {
+  constructor(private readonly webhooks: WebhookService) {}
+
+  @Put()
+  @ApiOperation({ summary: 'Update webhook parameters', description: 'Creates or replaces the webhook configuration.' })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors(...BODY_ERRORS, 'URL_NOT_ALLOWED', 'HEADER_NOT_ALLOWED')
+  async upsert(@OwnedApplication() scope: ApplicationScope, @Body() body: UpsertWebhookRequest): Promise<WebhookResponse> {
+    return { success: true, data: await this.webhooks.upsert(scope, body) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Read the webhook configuration' })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors('WEBHOOK_NOT_CONFIGURED')
+  async get(@OwnedApplication() scope: ApplicationScope): Promise<WebhookResponse> {
+    return { success: true, data: await this.webhooks.get(scope) };
+  }
+
+  @Delete()
+  @ApiOperation({
+    summary: 'Delete the webhook',
+    description: 'Removes the configuration, its subscriptions and secrets. Answers with what was removed.',
+  })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors('WEBHOOK_NOT_CONFIGURED')
+  async delete(@OwnedApplication() scope: ApplicationScope): Promise<WebhookResponse> {
+    return { success: true, data: await this.webhooks.delete(scope) };
+  }
+
+  @Get('retry_schedule')
+  @ApiOperation({
+    summary: 'Preview the retry schedule',
+    description: 'Every wait the stored policy will make after a failed first attempt; empty when retries are off.',
+  })
+  @ApiOkResponse({ type: RetryScheduleResponse })
+  @ApiErrors('WEBHOOK_NOT_CONFIGURED')
+  async retrySchedule(@OwnedApplication() scope: ApplicationScope): Promise<RetryScheduleResponse> {
+    return { success: true, data: await this.webhooks.retrySchedule(scope) };
+  }
+
+  @Get('secret')
+  @ApiOperation({ summary: 'Read the signing secret', description: 'The secret new signatures are made with.' })
+  @ApiOkResponse({ type: WebhookSecretResponse })
+  @ApiErrors('WEBHOOK_NOT_CONFIGURED')
+  async secret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
+    return { success: true, data: { secret: await this.webhooks.secret(scope) } };
+  }
+
+  @Post('secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate the signing secret',
+    description: 'Makes a new secret current. The previous one keeps signing (a second signature) for 24 hours.',
+  })
+  @ApiOkResponse({ type: WebhookSecretResponse })
+  @ApiErrors('WEBHOOK_NOT_CONFIGURED')
+  async rotateSecret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
+    return { success: true, data: { secret: await this.webhooks.rotateSecret(scope) } };
+  }
+}

@@ -1,0 +1,93 @@
+import {
+  Clock,
+  DEFAULT_RETRY_POLICY,
+  DestinationPolicy,
+  generateWebhookSecret,
+  IdGenerator,
+  ipLiteralHost,
+  retrySchedule,
+  ROTATED_SECRET_GRACE_SECONDS,
+} from '@herald/core';
+import { AppError, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
+import { ApplicationScope, WebhookRecord, WebhookRepository } from '@herald/database';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, ID_GENERATOR } from '../common/providers';
+import { toWebhookDto } from './webhook.mapper';
+
+@Injectable()
+export class WebhookService {
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly destinations: DestinationPolicy,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+  ) {}
+
+  /** Creates or replaces the configuration; the first one also gets a signing secret. */
+  async upsert(scope: ApplicationScope, request: UpsertWebhookRequest): Promise<WebhookConfigDto> {
+    this.assertDestinationAllowed(request.url);
+    const config = request.retry_config;
+    const webhook: WebhookRecord = {
+      url: request.url,
+      retryEnabled: request.retry_enabled,
+      retryPolicy: config
+        ? {
+            retryValue: config.retry_value,
+            maxRetries: config.max_retries,
+            backoffType: config.backoff_type,
+            backoffValue: config.backoff_value,
+          }
+        : { ...DEFAULT_RETRY_POLICY },
+      headers: request.headers ?? {},
+    };
+    const saved = await this.webhooks.upsert(scope, webhook, { id: this.ids.next('sec'), secret: generateWebhookSecret() });
+    return toWebhookDto(saved);
+  }
+
+  async get(scope: ApplicationScope): Promise<WebhookConfigDto> {
+    return toWebhookDto(await this.require(scope, this.webhooks.find(scope)));
+  }
+
+  async delete(scope: ApplicationScope): Promise<WebhookConfigDto> {
+    return toWebhookDto(await this.require(scope, this.webhooks.delete(scope)));
+  }
+
+  async retrySchedule(scope: ApplicationScope): Promise<RetryScheduleDto> {
+    const webhook = await this.require(scope, this.webhooks.find(scope));
+    const delays = retrySchedule(webhook.retryPolicy, webhook.retryEnabled === 1);
+    return { delays_seconds: delays, total_seconds: delays.reduce((sum, delay) => sum + delay, 0) };
+  }
+
+  async secret(scope: ApplicationScope): Promise<string> {
+    return this.require(scope, this.webhooks.currentSecret(scope));
+  }
+
+  async rotateSecret(scope: ApplicationScope): Promise<string> {
+    const now = this.clock.now();
+    const retiredUntil = new Date(now.getTime() + ROTATED_SECRET_GRACE_SECONDS * 1000);
+    const next = { id: this.ids.next('sec'), secret: generateWebhookSecret() };
+    return this.require(scope, this.webhooks.rotateSecret(scope, next, now, retiredUntil));
+  }
+
+  /**
+   * An IP-literal host is judged now; a host name is judged at every connection instead,
+   * because what it resolves to can change.
+   */
+  private assertDestinationAllowed(url: string): void {
+    const ip = ipLiteralHost(url);
+    const refusal = ip === null ? null : this.destinations.refusalReason(ip);
+    if (refusal) {
+      throw new AppError('URL_NOT_ALLOWED', `Webhooks cannot target ${refusal}.`, {
+        details: [{ field: 'url', message: `${refusal}; only public addresses are allowed` }],
+      });
+    }
+  }
+
+  private async require<T>(scope: ApplicationScope, pending: Promise<T | null>): Promise<T> {
+    const value = await pending;
+    if (value === null) {
+      throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+    }
+    return value;
+  }
+}
