@@ -9,7 +9,12 @@ import { isValidCidr } from '../destinations/destination-policy';
 export interface HeraldConfig {
   http: { host: string; port: number };
   /** null: no server given, the cli starts the embedded database. */
-  database: { url: string | null; poolSize: number };
+  database: {
+    url: string | null;
+    poolSize: number;
+    /** Set by `herald start` for PGlite: one backend, no NOTIFY across connections. */
+    embedded: boolean;
+  };
   auth: { adminKey: string | null };
   delivery: {
     allowedTargetCidrs: string[];
@@ -75,6 +80,15 @@ const environmentSchema = z.object({
     /^postgres(ql)?:\/\/.+/.test(v) ? null : 'must be a postgresql:// connection string',
   ),
   HERALD_DB_POOL_SIZE: integer(10, 1, 200),
+  HERALD_EMBEDDED_DATABASE: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw) || raw === '0' || raw === 'false') return false;
+      if (raw === '1' || raw === 'true') return true;
+      ctx.addIssue({ code: 'custom', message: `must be 1 or 0, got "${raw}"` });
+      return z.NEVER;
+    }),
   HERALD_ADMIN_KEY: optionalString((v) =>
     /^[\x21-\x7e]{16,256}$/.test(v)
       ? null
@@ -136,7 +150,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
 
   return {
     http: { host: e.HOST ?? '127.0.0.1', port: e.PORT },
-    database: { url: e.DATABASE_URL, poolSize: e.HERALD_DB_POOL_SIZE },
+    database: { url: e.DATABASE_URL, poolSize: e.HERALD_DB_POOL_SIZE, embedded: e.HERALD_EMBEDDED_DATABASE },
     auth: { adminKey: e.HERALD_ADMIN_KEY },
     delivery: {
       allowedTargetCidrs: e.HERALD_ALLOWED_TARGET_CIDRS,

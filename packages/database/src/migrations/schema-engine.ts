@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  ColumnTypeEnum,
+  SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 import pg from 'pg';
 
@@ -16,28 +20,57 @@ const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;
 
 /**
- * The engine reads `pg_catalog` columns of PostgreSQL's internal one-byte `"char"` type when it
- * introspects a database (for drift checks and new migrations). The pg adapter refuses that
- * type; it arrives as a one-character string, so presenting it as text is exact.
+ * The engine introspects `pg_catalog` columns of PostgreSQL's one-byte `"char"` type (constraint
+ * and relation kinds). adapter-pg 7.10 refuses that type, and reporting it as text makes the
+ * engine panic where it reads a character (PostgreSQL 18 lists NOT NULL constraints as
+ * contype 'n'). So, for the engine's connections only, each result is passed to the adapter as
+ * text and then reported to the engine as the Character column type the protocol defines.
+ * This wraps adapter-pg's per-connection `performIO`/`queryRaw`, which is why adapter-pg is
+ * pinned exactly; the drift test on PostgreSQL 15 and the PGlite start-up test exercise it.
  */
-class CatalogReadingClient extends pg.Client {
-  override query(...args: unknown[]): any {
-    const relabel = (result: pg.QueryResult) => {
-      for (const field of result?.fields ?? []) {
-        if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+interface Queryable {
+  queryRaw(query: object): Promise<{ columnTypes: number[] }>;
+  performIO(query: object): Promise<pg.QueryResult>;
+  startTransaction?(isolationLevel?: string): Promise<Queryable>;
+}
+
+function reportCharColumns<T>(connection: T): T {
+  const queryable = connection as unknown as Queryable;
+  const performIO = queryable.performIO.bind(queryable);
+  const queryRaw = queryable.queryRaw.bind(queryable);
+  const charColumnsOf = new WeakMap<object, number[]>();
+  queryable.performIO = async (query) => {
+    const result = await performIO(query);
+    const charColumns: number[] = [];
+    result.fields.forEach((field, index) => {
+      if (field.dataTypeID === PG_CHAR_OID) {
+        field.dataTypeID = PG_TEXT_OID;
+        charColumns.push(index);
       }
-      return result;
-    };
-    const callbackAt = args.findIndex((arg) => typeof arg === 'function');
-    if (callbackAt >= 0) {
-      const callback = args[callbackAt] as (error: Error | null, result?: pg.QueryResult) => void;
-      args[callbackAt] = (error: Error | null, result?: pg.QueryResult) =>
-        callback(error, error ? result : relabel(result as pg.QueryResult));
-      return (super.query as (...a: unknown[]) => unknown)(...args);
-    }
-    const pending = (super.query as (...a: unknown[]) => unknown)(...args);
-    return pending instanceof Promise ? pending.then(relabel) : pending;
+    });
+    if (charColumns.length > 0) charColumnsOf.set(query, charColumns);
+    return result;
+  };
+  queryable.queryRaw = async (query) => {
+    const result = await queryRaw(query);
+    for (const index of charColumnsOf.get(query) ?? []) result.columnTypes[index] = ColumnTypeEnum.Character;
+    return result;
+  };
+  if (queryable.startTransaction) {
+    const startTransaction = queryable.startTransaction.bind(queryable);
+    queryable.startTransaction = async (isolationLevel) => reportCharColumns(await startTransaction(isolationLevel));
   }
+  return connection;
+}
+
+function engineAdapterFactory(pool: pg.Pool): SqlMigrationAwareDriverAdapterFactory {
+  const base = new PrismaPg(pool);
+  return {
+    provider: 'postgres',
+    adapterName: base.adapterName,
+    connect: async () => reportCharColumns(await base.connect()),
+    connectToShadowDb: async () => reportCharColumns(await base.connectToShadowDb()),
+  };
 }
 
 type WasmExports = Record<string, unknown>;
@@ -77,8 +110,8 @@ export interface OpenedSchemaEngine {
 
 export async function openSchemaEngine(databaseUrl: string, schema: string): Promise<OpenedSchemaEngine> {
   const { SchemaEngine } = await loadBindings();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, Client: CatalogReadingClient });
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const adapter = bindMigrationAwareSqlAdapterFactory(engineAdapterFactory(pool));
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => undefined, adapter);
   return {
     engine,

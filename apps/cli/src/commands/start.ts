@@ -1,0 +1,36 @@
+import { HeraldConfig } from '@herald/core';
+import { applyMigrations } from '@herald/database';
+import { startEmbeddedDatabase } from '../embedded/embedded-database';
+import { Supervisor } from '../supervisor/supervisor';
+
+/** Each process's pool in embedded mode; PGlite serves every connection from one backend anyway. */
+const EMBEDDED_POOL_SIZE = '5';
+
+/**
+ * `herald start`: the database (PGlite under HERALD_DATA_DIR when DATABASE_URL is unset),
+ * pending migrations, then the api and the worker until a signal stops them.
+ */
+export async function start(config: HeraldConfig, env: NodeJS.ProcessEnv): Promise<number> {
+  const embedded = config.database.url ? null : await startEmbeddedDatabase(config.embedded.dataDir);
+  const databaseUrl = embedded?.url ?? (config.database.url as string);
+  try {
+    const applied = await applyMigrations(databaseUrl);
+    console.log(applied.length > 0 ? `herald: applied migrations ${applied.join(', ')}` : 'herald: database schema is up to date');
+    console.log(
+      embedded
+        ? `herald: embedded PostgreSQL (PGlite) with data under ${config.embedded.dataDir}/; set DATABASE_URL to use a server`
+        : 'herald: using the PostgreSQL server in DATABASE_URL',
+    );
+    console.log(`herald: api on http://${config.http.host}:${config.http.port} (Swagger UI at /docs)`);
+
+    const childEnv: NodeJS.ProcessEnv = embedded
+      ? { ...env, DATABASE_URL: databaseUrl, HERALD_EMBEDDED_DATABASE: '1', HERALD_DB_POOL_SIZE: EMBEDDED_POOL_SIZE }
+      : { ...env };
+    return await new Supervisor().start([
+      { name: 'api', entry: require.resolve('@herald/api/dist/main.js'), env: childEnv },
+      { name: 'worker', entry: require.resolve('@herald/worker/dist/main.js'), env: childEnv },
+    ]);
+  } finally {
+    await embedded?.stop();
+  }
+}
