@@ -89,13 +89,32 @@ const { WebAssembly } = globalThis as unknown as {
 
 let bindings: Promise<WasmBindings> | undefined;
 
+/**
+ * The engine arms 10-second timers to race its operations and never clears them when the
+ * operation wins, which would hold a finished `herald migrate` (or a test run) open for ten
+ * seconds. Its timers are unref'd: they still fire while the process lives, but never keep it.
+ */
+function withUnrefTimers(glue: WasmBindings): Record<string, unknown> {
+  const imports: Record<string, unknown> = { ...glue };
+  for (const [name, value] of Object.entries(glue)) {
+    if (name.startsWith('__wbg_setTimeout_') && typeof value === 'function') {
+      imports[name] = (...args: unknown[]) => {
+        const timer = (value as (...a: unknown[]) => unknown)(...args);
+        (timer as NodeJS.Timeout | undefined)?.unref?.();
+        return timer;
+      };
+    }
+  }
+  return imports;
+}
+
 /** The package is a bundler build: its JS glue expects the .wasm module to be instantiated for it. */
 function loadBindings(): Promise<WasmBindings> {
   bindings ??= (async () => {
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const glue = (await import(gluePath)) as WasmBindings;
     const wasm = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
-    const { instance } = await WebAssembly.instantiate(wasm, { './schema_engine_bg.js': glue });
+    const { instance } = await WebAssembly.instantiate(wasm, { './schema_engine_bg.js': withUnrefTimers(glue) });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return glue;

@@ -73,8 +73,11 @@ export class WebhookRepository {
 
   /**
    * Makes `next` the current secret; the one it replaces keeps signing until `retiredUntil`.
-   * Secrets whose grace has run out are removed. The webhook row is locked so that concurrent
-   * rotations happen one after the other. Null when no webhook is configured.
+   * Secrets whose grace has run out are removed. Null when no webhook is configured.
+   *
+   * The webhook row is locked first, in its own statement: under READ COMMITTED each later
+   * statement then sees what a rotation that held the lock before us committed. (One CTE
+   * statement would keep the snapshot it took before waiting and leave two current secrets.)
    */
   async rotateSecret(
     scope: ApplicationScope,
@@ -82,20 +85,20 @@ export class WebhookRepository {
     now: Date,
     retiredUntil: Date,
   ): Promise<string | null> {
-    const rows = await this.prisma.$queryRaw<{ secret: string }[]>`
-      WITH webhook AS (
-        SELECT application_id FROM webhooks WHERE application_id = ${scope.applicationId} FOR UPDATE
-      ), expired AS (
+    const applicationId = scope.applicationId;
+    return this.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM webhooks WHERE application_id = ${applicationId} FOR UPDATE`;
+      if (locked.length === 0) return null;
+      await tx.$executeRaw`
         DELETE FROM webhook_secrets
-         WHERE application_id IN (SELECT application_id FROM webhook) AND expires_at IS NOT NULL AND expires_at <= ${now}
-      ), retired AS (
+         WHERE application_id = ${applicationId} AND expires_at IS NOT NULL AND expires_at <= ${now}`;
+      await tx.$executeRaw`
         UPDATE webhook_secrets SET expires_at = ${retiredUntil}
-         WHERE application_id IN (SELECT application_id FROM webhook) AND expires_at IS NULL
-      )
-      INSERT INTO webhook_secrets (id, application_id, secret, created_at)
-      SELECT ${next.id}, application_id, ${next.secret}, ${now} FROM webhook
-      RETURNING secret`;
-    return rows[0]?.secret ?? null;
+         WHERE application_id = ${applicationId} AND expires_at IS NULL`;
+      await tx.webhookSecret.create({ data: { id: next.id, applicationId, secret: next.secret, createdAt: now } });
+      return next.secret;
+    });
   }
 }
 

@@ -1,0 +1,63 @@
+import { HeraldConfig, parseHeraldConfig } from '@herald/core';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { AppModule } from '../../src/app.module';
+import { createHttpAdapter, NEST_APP_OPTIONS } from '../../src/common/http/http-adapter';
+import { configureApp } from '../../src/configure-app';
+import { Fixtures } from './fixtures';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  http: TestAgent;
+  db: TestDatabase;
+  config: HeraldConfig;
+  fixtures: Fixtures;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Environment on top of the defaults below, exactly as an operator would set it. */
+  env?: NodeJS.ProcessEnv;
+  /** Swap a provider, e.g. to make one fail unexpectedly. Never used for the database or HTTP. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** An existing database instead of a fresh clone. */
+  databaseUrl?: string;
+}
+
+/** Boots the production app wiring on its own cloned database. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.databaseUrl
+    ? { name: 'given', url: options.databaseUrl, drop: async () => undefined }
+    : await cloneDatabase(testServerUrl(), testTemplateDatabase());
+  const config = parseHeraldConfig({
+    DATABASE_URL: db.url,
+    HERALD_ADMIN_KEY: ADMIN_KEY,
+    HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+    HERALD_LOG_LEVEL: 'silent',
+    HERALD_DB_POOL_SIZE: '4',
+    ...options.env,
+  });
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
+  const moduleRef = await (options.override ? options.override(builder) : builder).compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), NEST_APP_OPTIONS);
+  configureApp(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const http = request(app.getHttpServer());
+  return {
+    app,
+    http,
+    db,
+    config,
+    fixtures: new Fixtures(http),
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
