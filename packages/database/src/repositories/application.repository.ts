@@ -45,12 +45,19 @@ export class ApplicationRepository {
     }
   }
 
+  /**
+   * One above the highest id in use; once the highest possible id is taken, the lowest free
+   * one. Platform-chosen ids can leave any pattern, so "free" is checked, never assumed.
+   */
   private async nextFreeId(): Promise<number> {
-    const { _max } = await this.prisma.application.aggregate({ _max: { id: true } });
-    const next = (_max.id ?? 0) + 1;
-    if (next > MAX_APPLICATION_ID) {
-      throw new AppError('CONFLICT', 'No application id is left above the highest one in use; give an id explicitly.');
-    }
-    return next;
+    const [{ next }] = await this.prisma.$queryRaw<{ next: number | null }[]>`
+      SELECT COALESCE(
+        (SELECT max(id) + 1 FROM applications HAVING max(id) < ${MAX_APPLICATION_ID}),
+        (SELECT candidate.id FROM (SELECT 1 AS id UNION ALL SELECT id + 1 FROM applications WHERE id < ${MAX_APPLICATION_ID}) candidate
+          WHERE NOT EXISTS (SELECT 1 FROM applications taken WHERE taken.id = candidate.id)
+          ORDER BY candidate.id LIMIT 1)
+      ) AS next`;
+    if (next === null) throw new AppError('CONFLICT', 'Every application id is in use.');
+    return Number(next);
   }
 }

@@ -1,0 +1,115 @@
+import { createTestApp, TestApp } from './support/test-app';
+import { expectError } from './support/expect-error';
+import { sql } from './support/sql';
+
+interface OpenApiOperation {
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+  security?: unknown[];
+}
+type OpenApi = { paths: Record<string, Record<string, OpenApiOperation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+
+/** Every operation Herald serves, with the request body schema it must document. */
+const OPERATIONS: [method: string, path: string, requestBody: string | null][] = [
+  ['put', '/application/{application_id}/webhook', 'UpsertWebhookRequest'],
+  ['get', '/application/{application_id}/webhook', null],
+  ['delete', '/application/{application_id}/webhook', null],
+  ['get', '/application/{application_id}/webhook/retry_schedule', null],
+  ['get', '/application/{application_id}/webhook/secret', null],
+  ['post', '/application/{application_id}/webhook/secret/rotate', null],
+  ['get', '/application/{application_id}/webhook/subscription', null],
+  ['put', '/application/{application_id}/webhook/subscription/{subscription}', 'UpsertSubscriptionRequest'],
+  ['delete', '/application/{application_id}/webhook/subscription/{subscription}', null],
+  ['get', '/error_codes', null],
+  ['get', '/error_codes/{code}', null],
+  ['get', '/event_types', null],
+  ['post', '/admin/accounts', 'CreateAccountRequest'],
+  ['post', '/admin/applications', 'CreateApplicationRequest'],
+  ['post', '/admin/api_keys', 'CreateApiKeyRequest'],
+  ['delete', '/admin/api_keys/{id}', null],
+  ['post', '/admin/event_types', 'CreateEventTypeRequest'],
+];
+
+describe('health, readiness and API documentation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('/healthz answers while the process lives', async () => {
+    const res = await t.http.get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz answers 200 when migrations are applied and 503-00 naming the one that is not', async () => {
+    expect((await t.http.get('/readyz')).body).toEqual({ status: 'ready' });
+    const [{ migration_name }] = await sql<{ migration_name: string }>(t.db.url, 'SELECT migration_name FROM _prisma_migrations LIMIT 1');
+    await sql(t.db.url, 'UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = $1', [migration_name]);
+    try {
+      const res = await t.http.get('/readyz');
+      expectError(res, 503, '503-00');
+      expect(res.body.error.message).toContain(migration_name);
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      await sql(t.db.url, 'UPDATE _prisma_migrations SET finished_at = now() WHERE migration_name = $1', [migration_name]);
+    }
+  });
+
+  it('/docs serves Swagger UI and its assets from the package (no CDN)', async () => {
+    const page = await t.http.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('swagger-ui');
+    expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)/);
+    for (const asset of ['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js']) {
+      const res = await t.http.get(asset);
+      expect(res.status).toBe(200);
+      expect(Number(res.headers['content-length'] ?? res.text?.length ?? 0)).toBeGreaterThan(1000);
+    }
+  });
+
+  describe('/docs-json', () => {
+    let doc: OpenApi;
+    beforeAll(async () => {
+      doc = (await t.http.get('/docs-json')).body;
+    });
+
+    it('documents exactly the operations Herald serves (health checks excluded)', () => {
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+      expect(documented.sort()).toEqual(OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
+    });
+
+    it.each(OPERATIONS)('%s %s has its request, success and error schemas', (method, path, requestBody) => {
+      const operation = doc.paths[path][method];
+      if (requestBody) {
+        expect(operation.requestBody?.content['application/json'].schema.$ref).toBe(`#/components/schemas/${requestBody}`);
+      } else {
+        expect(operation.requestBody).toBeUndefined();
+      }
+      const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      expect(success).toHaveLength(1);
+      expect(success[0][1].content?.['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\//);
+      const errors = Object.entries(operation.responses).filter(([status]) => /^[45]/.test(status));
+      expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['403', '500', '503']));
+      for (const [, response] of errors) {
+        expect(response.content?.['application/json'].schema.$ref).toBe('#/components/schemas/ErrorResponse');
+      }
+      expect(operation.security).toEqual([{ 'api-key': [] }]);
+    });
+
+    it('declares the API key scheme and the error envelope', () => {
+      expect(doc.components.securitySchemes['api-key']).toEqual({ type: 'apiKey', in: 'header', name: 'Authorization' });
+      expect(doc.components.schemas.ErrorResponse).toBeDefined();
+    });
+
+    it('describes the seed shapes field by field', () => {
+      const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+      expect(Object.keys(schemas.UpsertWebhookRequest.properties).sort()).toEqual(['headers', 'retry_config', 'retry_enabled', 'url']);
+      expect(Object.keys(schemas.RetryConfigDto.properties).sort()).toEqual(['backoff_type', 'backoff_value', 'max_retries', 'retry_value']);
+      expect(Object.keys(schemas.WebhookResponse.properties).sort()).toEqual(['data', 'success']);
+      expect(Object.keys(schemas.SubscriptionsResponse.properties).sort()).toEqual(['subscriptions', 'success']);
+      expect(Object.keys(schemas.ErrorCodeDto.properties).sort()).toEqual(['code', 'message']);
+    });
+  });
+});
