@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError } from '@herald/core';
+import { StartupError } from '@herald/core';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -16,6 +16,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A configuration problem is the operator's to fix: say which variable, without a stack.
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof StartupError ? error.message : error);
   process.exit(1);
 });

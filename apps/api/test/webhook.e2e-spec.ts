@@ -96,7 +96,7 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       ]);
     });
 
-    it.each([
+    it.each<[unknown, string]>([
       [true, 'a boolean'],
       ['1', 'a string'],
       [2, 'another integer'],

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, parseHeraldConfig } from '@herald/core';
+import { parseHeraldConfig, StartupError } from '@herald/core';
 import { parseArgs } from 'node:util';
 import { admin } from './commands/admin';
 import { migrate, newMigration } from './commands/migrations';
@@ -61,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof ConfigError || error instanceof TypeError ? `herald: ${(error as Error).message}` : error);
+    console.error(error instanceof StartupError || error instanceof TypeError ? `herald: ${(error as Error).message}` : error);
     process.exit(1);
   },
 );

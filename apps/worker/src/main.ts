@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError } from '@herald/core';
+import { StartupError } from '@herald/core';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadConfig } from './config/load-config';
@@ -31,6 +31,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof StartupError ? error.message : error);
   process.exit(1);
 });

@@ -1,3 +1,4 @@
+import { StartupError } from '@herald/core';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -21,6 +22,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
   private readonly pool: pg.Pool;
+  private readonly where: string;
 
   constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
     const pool = new pg.Pool({
@@ -30,14 +32,30 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     });
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
+    this.where = describeServer(options.url);
   }
 
   async onModuleInit(): Promise<void> {
-    await this.$queryRaw`SELECT 1`;
+    try {
+      await this.$queryRaw`SELECT 1`;
+    } catch (error) {
+      const reason = (error as Error).message.split('\n').filter(Boolean).pop();
+      throw new StartupError(`Cannot reach the database at ${this.where} (DATABASE_URL): ${reason}`, { cause: error });
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.$disconnect();
     await this.pool.end();
+  }
+}
+
+/** host:port/database, never the credentials a connection string may carry. */
+function describeServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'the configured server';
   }
 }

@@ -1,4 +1,4 @@
-import { HeraldConfig } from '@herald/core';
+import { HeraldConfig, StartupError } from '@herald/core';
 import { applyMigrations } from '@herald/database';
 import { startEmbeddedDatabase } from '../embedded/embedded-database';
 import { Supervisor } from '../supervisor/supervisor';
@@ -14,7 +14,9 @@ export async function start(config: HeraldConfig, env: NodeJS.ProcessEnv): Promi
   const embedded = config.database.url ? null : await startEmbeddedDatabase(config.embedded.dataDir);
   const databaseUrl = embedded?.url ?? (config.database.url as string);
   try {
-    const applied = await applyMigrations(databaseUrl);
+    const applied = await applyMigrations(databaseUrl).catch((error: Error) => {
+      throw new StartupError(`Cannot apply migrations (DATABASE_URL): ${error.message}`, { cause: error });
+    });
     console.log(applied.length > 0 ? `herald: applied migrations ${applied.join(', ')}` : 'herald: database schema is up to date');
     console.log(
       embedded

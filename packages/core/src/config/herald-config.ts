@@ -34,10 +34,16 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Connecting never takes longer than this, whatever the whole-attempt timeout. */
 const MAX_CONNECT_TIMEOUT_SECONDS = 5;
 
-export class ConfigError extends Error {
+/** A reason a process cannot start that the operator must fix; entry points print its message, not a stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+export class ConfigError extends StartupError {
+  override name = 'ConfigError';
+
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
   }
 }
 

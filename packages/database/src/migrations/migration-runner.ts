@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { MIGRATIONS_DIR, readMigrationList, readSchema } from './migration-files';
+import { ensureLockfile, MIGRATIONS_DIR, readMigrationList, readSchema } from './migration-files';
 import { openSchemaEngine } from './schema-engine';
 
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
@@ -70,6 +70,7 @@ export async function createMigration(
     throw new Error(`migration name must be 1 to 60 of a-z, 0-9 and "_", got "${name}"`);
   }
   const schema = readSchema();
+  ensureLockfile(migrationsDir);
   const { engine, close } = await openSchemaEngine(databaseUrl, schema);
   try {
     const result = await engine.diff({

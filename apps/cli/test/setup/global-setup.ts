@@ -1,0 +1,3 @@
+import { jestGlobalSetup } from '@herald/database/dist/testing';
+
+export default jestGlobalSetup;

@@ -1,0 +1,3 @@
+import { jestGlobalTeardown } from '@herald/database/dist/testing';
+
+export default jestGlobalTeardown;

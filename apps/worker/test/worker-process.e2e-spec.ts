@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+
+const WORKER = path.resolve(__dirname, '../dist/main.js');
+
+function startWorker(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, ...env } });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (text: string, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${text}" from the worker:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { child, exit, waitFor, output: () => output };
+}
+
+describe('the worker process', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+  });
+  afterAll(() => db.drop());
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('connects, keeps running, and exits 0 soon after %s', async (signal) => {
+    const worker = startWorker({ DATABASE_URL: db.url });
+    await worker.waitFor('worker started', 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(worker.child.exitCode).toBeNull();
+    const asked = Date.now();
+    worker.child.kill(signal);
+    expect(await worker.exit).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(worker.output()).toContain(`worker stopping on ${signal}`);
+  });
+
+  it('fails start-up with a non-zero exit when the database cannot be reached', async () => {
+    const unreachable = new URL(db.url);
+    unreachable.port = '1';
+    const worker = startWorker({ DATABASE_URL: unreachable.toString() });
+    expect(await worker.exit).toBe(1);
+    expect(worker.output()).toMatch(/Cannot reach the database at 127.0.0.1:1\/.*Can't reach database server/);
+    expect(worker.output()).not.toMatch(/ at .*node_modules/);
+  });
+
+  it('names a bad variable and exits without connecting', async () => {
+    const worker = startWorker({ DATABASE_URL: db.url, HERALD_WORKER_CONCURRENCY: 'lots' });
+    expect(await worker.exit).toBe(1);
+    expect(worker.output()).toMatch(/HERALD_WORKER_CONCURRENCY: must be an integer/);
+  });
+});

@@ -1,0 +1,87 @@
+import { ConfigError, parseHeraldConfig } from './herald-config';
+
+const problemsOf = (env: NodeJS.ProcessEnv): string[] => {
+  try {
+    parseHeraldConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('parseHeraldConfig (PRODUCT.md §7)', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    expect(parseHeraldConfig({})).toEqual({
+      http: { host: '127.0.0.1', port: 3000 },
+      database: { url: null, poolSize: 10, embedded: false },
+      auth: { adminKey: null },
+      delivery: { allowedTargetCidrs: [], timeoutSeconds: 15, connectTimeoutSeconds: 5, leaseSeconds: 60, workerConcurrency: 64 },
+      rateLimit: { perSecond: 100, burst: 200 },
+      log: { level: 'info' },
+      embedded: { dataDir: '.herald' },
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = parseHeraldConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATABASE_URL: 'postgresql://u:p@db:5432/herald',
+      HERALD_ADMIN_KEY: 'a-long-enough-admin-key',
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8, 10.0.0.0/8',
+      HERALD_DELIVERY_TIMEOUT_SECONDS: '3',
+      HERALD_DELIVERY_LEASE_SECONDS: '30',
+      HERALD_WORKER_CONCURRENCY: '8',
+      HERALD_RATE_LIMIT_PER_SECOND: '0',
+      HERALD_RATE_LIMIT_BURST: '10',
+      HERALD_LOG_LEVEL: 'DEBUG',
+      HERALD_DATA_DIR: '/var/lib/herald',
+      HERALD_EMBEDDED_DATABASE: '1',
+    });
+    expect(config.http).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(config.database).toEqual({ url: 'postgresql://u:p@db:5432/herald', poolSize: 10, embedded: true });
+    expect(config.delivery).toEqual({
+      allowedTargetCidrs: ['127.0.0.0/8', '10.0.0.0/8'],
+      timeoutSeconds: 3,
+      connectTimeoutSeconds: 3,
+      leaseSeconds: 30,
+      workerConcurrency: 8,
+    });
+    expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
+    expect(config.log.level).toBe('debug');
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT: must be an integer from 1 to 65535, got "abc"/],
+    ['PORT', '70000', /PORT: must be an integer/],
+    ['PORT', '80.5', /PORT: must be an integer/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL: must be a postgresql:\/\/ connection string/],
+    ['HERALD_ADMIN_KEY', 'short', /HERALD_ADMIN_KEY: must be 16 to 256 printable characters/],
+    ['HERALD_ADMIN_KEY', 'has a space inside it', /HERALD_ADMIN_KEY/],
+    ['HERALD_ALLOWED_TARGET_CIDRS', '127.0.0.0/8,banana', /HERALD_ALLOWED_TARGET_CIDRS: .*"banana"/],
+    ['HERALD_DELIVERY_TIMEOUT_SECONDS', '0', /HERALD_DELIVERY_TIMEOUT_SECONDS: must be an integer from 1 to 300/],
+    ['HERALD_WORKER_CONCURRENCY', '-4', /HERALD_WORKER_CONCURRENCY/],
+    ['HERALD_RATE_LIMIT_BURST', '0', /HERALD_RATE_LIMIT_BURST/],
+    ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
+  ])('names %s when it is %p', (name, value, message) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(problemsOf({ PORT: 'x', HERALD_LOG_LEVEL: 'y' }).map((p) => p.split(':')[0]).sort()).toEqual(['HERALD_LOG_LEVEL', 'PORT']);
+  });
+
+  it('refuses a lease that is not longer than an attempt', () => {
+    expect(problemsOf({ HERALD_DELIVERY_TIMEOUT_SECONDS: '60', HERALD_DELIVERY_LEASE_SECONDS: '60' })[0]).toMatch(
+      /HERALD_DELIVERY_LEASE_SECONDS: must be longer than HERALD_DELIVERY_TIMEOUT_SECONDS \(60\)/,
+    );
+  });
+
+  it('says which variables are wrong in its message', () => {
+    expect(() => parseHeraldConfig({ PORT: 'x' })).toThrow(/Invalid configuration:\n {2}- PORT:/);
+  });
+});
