@@ -6,14 +6,18 @@ import { cloneDatabase, databaseUrl, dropDatabase, TestDatabase, testServerUrl, 
 import pg from 'pg';
 import { runCli } from './support/run-cli';
 
-async function sql(url: string, text: string): Promise<void> {
+async function rows(url: string, text: string): Promise<unknown[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function sql(url: string, text: string): Promise<void> {
+  await rows(url, text);
 }
 
 describe('migrations through the wasm schema engine', () => {
@@ -60,12 +64,15 @@ describe('migrations through the wasm schema engine', () => {
       }
     });
 
-    it('writes a new migration from the schema (here: all of it, against an empty history)', () => {
+    it('writes a new migration from the schema (here: all of it, against an empty history), touching no real database', async () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'herald-migrations-'));
+      const name = `${testTemplateDatabase()}_target`;
+      await sql(testServerUrl(), `CREATE DATABASE "${name}"`);
+      const target = databaseUrl(testServerUrl(), name);
       try {
         // In a child process: the engine's glue is an ES module, which jest's module system cannot load.
         const script = `require(${JSON.stringify(require.resolve('@herald/database'))})
-          .createMigration(${JSON.stringify(testServerUrl())}, 'probe', new Date('2026-01-02T03:04:05Z'), ${JSON.stringify(dir)})
+          .createMigration(${JSON.stringify(target)}, 'probe', new Date('2026-01-02T03:04:05Z'), ${JSON.stringify(dir)})
           .then((folder) => console.log(folder))`;
         const folder = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
         expect(path.basename(folder)).toBe('20260102030405_probe');
@@ -73,8 +80,12 @@ describe('migrations through the wasm schema engine', () => {
         expect(sqlText).toContain('CREATE TABLE "webhooks"');
         expect(sqlText).toContain('CREATE TYPE "backoff_type"');
         expect(readdirSync(dir).sort()).toEqual(['20260102030405_probe', 'migration_lock.toml']);
+        // The replay ran in a throw-away shadow database, which is gone again.
+        expect(await rows(target, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).toEqual([]);
+        expect(await rows(testServerUrl(), "SELECT datname FROM pg_database WHERE datname LIKE 'herald_shadow_%'")).toEqual([]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
+        await dropDatabase(testServerUrl(), name);
       }
     });
 

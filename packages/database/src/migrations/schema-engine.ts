@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -63,13 +64,33 @@ function reportCharColumns<T>(connection: T): T {
   return connection;
 }
 
-function engineAdapterFactory(pool: pg.Pool): SqlMigrationAwareDriverAdapterFactory {
+/**
+ * The engine's adapter factory. adapter-pg would open the shadow database (where `migration new`
+ * replays existing migrations) with `{ ...config, database }`, but a `connectionString` in the
+ * config overrides `database` in pg, so the replay would run in the developer's own database.
+ * The shadow connection is therefore made here, from the URL with its database replaced.
+ */
+function engineAdapterFactory(pool: pg.Pool, databaseUrl: string): SqlMigrationAwareDriverAdapterFactory {
   const base = new PrismaPg(pool);
   return {
     provider: 'postgres',
     adapterName: base.adapterName,
     connect: async () => reportCharColumns(await base.connect()),
-    connectToShadowDb: async () => reportCharColumns(await base.connectToShadowDb()),
+    connectToShadowDb: async () => {
+      const name = `herald_shadow_${randomBytes(8).toString('hex')}`;
+      await pool.query(`CREATE DATABASE "${name}"`);
+      const shadowUrl = new URL(databaseUrl);
+      shadowUrl.pathname = `/${name}`;
+      const shadowPool = new pg.Pool({ connectionString: shadowUrl.toString(), max: 2 });
+      const shadow = reportCharColumns(await new PrismaPg(shadowPool).connect());
+      const dispose = shadow.dispose.bind(shadow);
+      shadow.dispose = async () => {
+        await dispose();
+        await shadowPool.end();
+        await pool.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      };
+      return shadow;
+    },
   };
 }
 
@@ -130,7 +151,7 @@ export interface OpenedSchemaEngine {
 export async function openSchemaEngine(databaseUrl: string, schema: string): Promise<OpenedSchemaEngine> {
   const { SchemaEngine } = await loadBindings();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const adapter = bindMigrationAwareSqlAdapterFactory(engineAdapterFactory(pool));
+  const adapter = bindMigrationAwareSqlAdapterFactory(engineAdapterFactory(pool, databaseUrl));
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => undefined, adapter);
   return {
     engine,
