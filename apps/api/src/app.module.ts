@@ -8,8 +8,10 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { loggerOptions } from './common/logging/logger-options';
 import { CommonProvidersModule } from './common/providers';
 import { ConfigModule } from './config/config.module';
+import { DeliveryModule } from './deliveries/delivery.module';
 import { ErrorCodeModule } from './error-codes/error-code.module';
 import { EventTypeModule } from './event-types/event-type.module';
+import { EventModule } from './events/event.module';
 import { HealthModule } from './health/health.module';
 import { SubscriptionModule } from './subscriptions/subscription.module';
 import { WebhookModule } from './webhooks/webhook.module';
@@ -32,6 +34,8 @@ export class AppModule {
         EventTypeModule,
         WebhookModule,
         SubscriptionModule,
+        EventModule,
+        DeliveryModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

@@ -21,6 +21,11 @@ const TENANT_ROUTES: Route[] = [
   { method: 'get', path: (id) => `/application/${id}/webhook/subscription` },
   { method: 'put', path: (id) => `/application/${id}/webhook/subscription/acw_start`, body: {} },
   { method: 'delete', path: (id) => `/application/${id}/webhook/subscription/acw_start` },
+  { method: 'post', path: (id) => `/application/${id}/events`, body: { event: 'acw_start', payload: {} } },
+  { method: 'post', path: (id) => `/application/${id}/webhook/test` },
+  { method: 'get', path: (id) => `/application/${id}/deliveries` },
+  { method: 'get', path: (id) => `/application/${id}/deliveries/dlv_missing` },
+  { method: 'post', path: (id) => `/application/${id}/deliveries/dlv_missing/retry` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
 ];
 
@@ -173,7 +178,7 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     const tested = TENANT_ROUTES.map((route) => `${route.method.toUpperCase()} ${route.path('{application_id}')}`)
-      .map((entry) => entry.replace('/subscription/acw_start', '/subscription/{subscription}'))
+      .map((entry) => entry.replace('/subscription/acw_start', '/subscription/{subscription}').replace('/dlv_missing', '/{delivery_id}'))
       .sort();
     expect(tested).toEqual(documented);
   });

@@ -1,7 +1,22 @@
-import { HeraldConfig } from '@herald/core';
+import { CLOCK, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, systemClock, UlidIdGenerator } from '@herald/core';
 import { DatabaseModule } from '@herald/database';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { DeliveryModule } from './delivery/delivery.module';
+
+/** Configuration, time and ids for every module of the worker. */
+@Global()
+@Module({})
+class WorkerFoundationModule {
+  static forRoot(config: HeraldConfig): DynamicModule {
+    const providers = [
+      { provide: HERALD_CONFIG, useValue: config },
+      { provide: CLOCK, useValue: systemClock },
+      { provide: ID_GENERATOR, useFactory: () => new UlidIdGenerator() },
+    ];
+    return { module: WorkerFoundationModule, providers, exports: providers.map((p) => p.provide) };
+  }
+}
 
 @Module({})
 export class WorkerModule {
@@ -12,8 +27,10 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [
+        WorkerFoundationModule.forRoot(config),
         LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
         DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
+        DeliveryModule,
       ],
     };
   }

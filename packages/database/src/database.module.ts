@@ -3,6 +3,9 @@ import { DATABASE_OPTIONS, DatabaseOptions, PrismaService } from './prisma.servi
 import { AccountRepository } from './repositories/account.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ApplicationRepository } from './repositories/application.repository';
+import { DeliveryLogRepository } from './repositories/delivery-log.repository';
+import { DeliveryQueueRepository } from './repositories/delivery-queue.repository';
+import { EventRepository } from './repositories/event.repository';
 import { EventTypeRepository } from './repositories/event-type.repository';
 import { HealthRepository } from './repositories/health.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
@@ -12,6 +15,9 @@ const REPOSITORIES = [
   AccountRepository,
   ApiKeyRepository,
   ApplicationRepository,
+  DeliveryLogRepository,
+  DeliveryQueueRepository,
+  EventRepository,
   EventTypeRepository,
   HealthRepository,
   SubscriptionRepository,

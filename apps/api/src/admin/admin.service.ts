@@ -1,4 +1,4 @@
-import { IdGenerator, issueApiKey, Clock } from '@herald/core';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, issueApiKey } from '@herald/core';
 import {
   AccountDto,
   ApiKeyDto,
@@ -19,7 +19,6 @@ import {
   EventTypeRepository,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, ID_GENERATOR } from '../common/providers';
 
 @Injectable()
 export class AdminService {

@@ -1,8 +1,6 @@
-import { Clock, displayPrefix, hashApiKey, HeraldConfig } from '@herald/core';
+import { Clock, CLOCK, displayPrefix, hashApiKey, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { ApiKeyRepository, BOOTSTRAP_ADMIN_KEY_ID } from '@herald/database';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CLOCK } from '../common/providers';
-import { HERALD_CONFIG } from '../config/config.module';
 
 /**
  * HERALD_ADMIN_KEY, when set, is a valid admin key: its hash is stored at start-up. When the

@@ -1,9 +1,5 @@
-import { Clock, DestinationPolicy, HeraldConfig, IdGenerator, systemClock, UlidIdGenerator } from '@herald/core';
+import { Clock, CLOCK, DestinationPolicy, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, IdGenerator, systemClock, UlidIdGenerator } from '@herald/core';
 import { Global, Module } from '@nestjs/common';
-import { HERALD_CONFIG } from '../config/config.module';
-
-export const CLOCK = Symbol('CLOCK');
-export const ID_GENERATOR = Symbol('ID_GENERATOR');
 
 /** Time, ids and the destination rules, injected so tests can pin them. */
 @Global()

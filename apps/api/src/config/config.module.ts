@@ -1,7 +1,5 @@
-import { HeraldConfig } from '@herald/core';
+import { HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { DynamicModule, Global, Module } from '@nestjs/common';
-
-export const HERALD_CONFIG = Symbol('HERALD_CONFIG');
 
 /** Provides the configuration parsed once at start-up (main.ts) to everything that needs it. */
 @Global()

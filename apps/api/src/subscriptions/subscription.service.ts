@@ -1,6 +1,7 @@
 import { AppError, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
-import { ApplicationScope, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
-import { Injectable } from '@nestjs/common';
+import { Clock, CLOCK } from '@herald/core';
+import { ApplicationScope, DeliveryLogRepository, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
+import { Inject, Injectable } from '@nestjs/common';
 
 @Injectable()
 export class SubscriptionService {
@@ -8,6 +9,8 @@ export class SubscriptionService {
     private readonly subscriptions: SubscriptionRepository,
     private readonly webhooks: WebhookRepository,
     private readonly eventTypes: EventTypeRepository,
+    private readonly deliveries: DeliveryLogRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(scope: ApplicationScope): Promise<SubscriptionMap> {
@@ -30,12 +33,17 @@ export class SubscriptionService {
     return this.currentMap(scope);
   }
 
-  /** Removes the subscription and answers with the ones that remain. */
+  /**
+   * Removes the subscription, cancels the deliveries of that event still waiting to be sent,
+   * and answers with the subscriptions that remain. (Deactivating cancels lazily instead: a
+   * waiting delivery is cancelled when it comes due while the subscription is inactive.)
+   */
   async delete(scope: ApplicationScope, eventType: string): Promise<SubscriptionMap> {
     await this.requireWebhook(scope);
     if (!(await this.subscriptions.delete(scope, eventType))) {
       throw new AppError('SUBSCRIPTION_NOT_FOUND', `Application ${scope.applicationId} has no subscription to "${eventType}".`);
     }
+    await this.deliveries.cancelPending(scope, this.clock.now(), eventType);
     return this.currentMap(scope);
   }
 

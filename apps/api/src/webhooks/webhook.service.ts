@@ -1,23 +1,14 @@
-import {
-  Clock,
-  DEFAULT_RETRY_POLICY,
-  DestinationPolicy,
-  generateWebhookSecret,
-  IdGenerator,
-  ipLiteralHost,
-  retrySchedule,
-  ROTATED_SECRET_GRACE_SECONDS,
-} from '@herald/core';
+import { Clock, CLOCK, DEFAULT_RETRY_POLICY, DestinationPolicy, generateWebhookSecret, ID_GENERATOR, IdGenerator, ipLiteralHost, retrySchedule, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
 import { AppError, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
-import { ApplicationScope, WebhookRecord, WebhookRepository } from '@herald/database';
+import { ApplicationScope, DeliveryLogRepository, WebhookRecord, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, ID_GENERATOR } from '../common/providers';
 import { toWebhookDto } from './webhook.mapper';
 
 @Injectable()
 export class WebhookService {
   constructor(
     private readonly webhooks: WebhookRepository,
+    private readonly deliveries: DeliveryLogRepository,
     private readonly destinations: DestinationPolicy,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
@@ -48,8 +39,11 @@ export class WebhookService {
     return toWebhookDto(await this.require(scope, this.webhooks.find(scope)));
   }
 
+  /** Removes the configuration with its subscriptions and secrets, and cancels what waits to be sent. */
   async delete(scope: ApplicationScope): Promise<WebhookConfigDto> {
-    return toWebhookDto(await this.require(scope, this.webhooks.delete(scope)));
+    const removed = await this.require(scope, this.webhooks.delete(scope));
+    await this.deliveries.cancelPending(scope, this.clock.now());
+    return toWebhookDto(removed);
   }
 
   async retrySchedule(scope: ApplicationScope): Promise<RetryScheduleDto> {

@@ -16,7 +16,14 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       http: { host: '127.0.0.1', port: 3000 },
       database: { url: null, poolSize: 10, embedded: false },
       auth: { adminKey: null },
-      delivery: { allowedTargetCidrs: [], timeoutSeconds: 15, connectTimeoutSeconds: 5, leaseSeconds: 60, workerConcurrency: 64 },
+      delivery: {
+        allowedTargetCidrs: [],
+        timeoutSeconds: 15,
+        connectTimeoutSeconds: 5,
+        leaseSeconds: 60,
+        workerConcurrency: 64,
+        hostConcurrency: 16,
+      },
       rateLimit: { perSecond: 100, burst: 200 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
@@ -33,6 +40,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_DELIVERY_TIMEOUT_SECONDS: '3',
       HERALD_DELIVERY_LEASE_SECONDS: '30',
       HERALD_WORKER_CONCURRENCY: '8',
+      HERALD_WORKER_HOST_CONCURRENCY: '2',
       HERALD_RATE_LIMIT_PER_SECOND: '0',
       HERALD_RATE_LIMIT_BURST: '10',
       HERALD_LOG_LEVEL: 'DEBUG',
@@ -47,6 +55,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       connectTimeoutSeconds: 3,
       leaseSeconds: 30,
       workerConcurrency: 8,
+      hostConcurrency: 2,
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
     expect(config.log.level).toBe('debug');

@@ -22,6 +22,8 @@ export interface HeraldConfig {
     connectTimeoutSeconds: number;
     leaseSeconds: number;
     workerConcurrency: number;
+    /** Attempts in flight per destination host, per worker process. */
+    hostConcurrency: number;
   };
   rateLimit: { perSecond: number; burst: number };
   log: { level: LogLevel };
@@ -119,6 +121,7 @@ const environmentSchema = z.object({
   HERALD_DELIVERY_TIMEOUT_SECONDS: integer(15, 1, 300),
   HERALD_DELIVERY_LEASE_SECONDS: integer(60, 2, 3_600),
   HERALD_WORKER_CONCURRENCY: integer(64, 1, 1_024),
+  HERALD_WORKER_HOST_CONCURRENCY: integer(16, 1, 1_024),
   HERALD_RATE_LIMIT_PER_SECOND: integer(100, 0, 1_000_000),
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
   HERALD_LOG_LEVEL: z
@@ -164,6 +167,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
       connectTimeoutSeconds: Math.min(MAX_CONNECT_TIMEOUT_SECONDS, e.HERALD_DELIVERY_TIMEOUT_SECONDS),
       leaseSeconds: e.HERALD_DELIVERY_LEASE_SECONDS,
       workerConcurrency: e.HERALD_WORKER_CONCURRENCY,
+      hostConcurrency: e.HERALD_WORKER_HOST_CONCURRENCY,
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     log: { level: e.HERALD_LOG_LEVEL },

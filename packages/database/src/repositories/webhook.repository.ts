@@ -32,11 +32,13 @@ export class WebhookRepository {
     const { url, retryEnabled, retryPolicy: policy, headers } = webhook;
     const rows = await this.prisma.$queryRaw<WebhookRow[]>`
       WITH saved AS (
-        INSERT INTO webhooks (application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
-        VALUES (${scope.applicationId}, ${url}, ${retryEnabled}::smallint, ${policy.retryValue}, ${policy.maxRetries},
-                ${policy.backoffType}::backoff_type, ${policy.backoffValue}, ${JSON.stringify(headers)}::json)
+        INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type,
+                              backoff_value, headers)
+        VALUES (${scope.applicationId}, ${url}, ${destinationHost(url)}, ${retryEnabled}::smallint, ${policy.retryValue},
+                ${policy.maxRetries}, ${policy.backoffType}::backoff_type, ${policy.backoffValue}, ${JSON.stringify(headers)}::json)
         ON CONFLICT (application_id) DO UPDATE SET
-          url = excluded.url, retry_enabled = excluded.retry_enabled, retry_value = excluded.retry_value,
+          url = excluded.url, destination_host = excluded.destination_host, retry_enabled = excluded.retry_enabled,
+          retry_value = excluded.retry_value,
           max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
           backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
         RETURNING application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers,
@@ -100,6 +102,11 @@ export class WebhookRepository {
       return next.secret;
     });
   }
+}
+
+/** The host the worker counts attempts in flight against. */
+export function destinationHost(url: string): string {
+  return new URL(url).hostname.toLowerCase();
 }
 
 function toRecord(row: WebhookRow): WebhookRecord {

@@ -1,8 +1,11 @@
 /** Configuration bodies are small; a larger body is refused with 413-00 before it is parsed. */
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 
-/** Routes allowed a larger body than the default, by route pattern. */
-const ROUTE_BODY_LIMITS = new Map<string, number>();
+/**
+ * Routes allowed a larger body, by route pattern. Publishing carries a payload of up to
+ * 256 KiB (checked on the payload itself) plus the envelope around it.
+ */
+const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([['/application/:application_id/events', 320 * 1024]]);
 
 /** The most any route accepts; Fastify stops reading a body past this. */
 export function largestBodyLimit(): number {
@@ -11,8 +14,4 @@ export function largestBodyLimit(): number {
 
 export function bodyLimitFor(routePattern: string | undefined): number {
   return (routePattern && ROUTE_BODY_LIMITS.get(routePattern)) || DEFAULT_BODY_LIMIT_BYTES;
-}
-
-export function allowLargerBody(routePattern: string, bytes: number): void {
-  ROUTE_BODY_LIMITS.set(routePattern, bytes);
 }

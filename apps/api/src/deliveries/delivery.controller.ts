@@ -1,0 +1,50 @@
+import { DeliveryListResponse, DeliveryQuery, DeliveryResponse, DeliveryRetryResponse } from '@herald/contracts';
+import { ApplicationScope } from '@herald/database';
+import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
+import { ApiErrors, APPLICATION_ERRORS } from '../common/swagger/api-errors.decorator';
+import { DeliveryService } from './delivery.service';
+
+const DELIVERY_PARAM = { name: 'delivery_id', example: 'dlv_01jd8x6q3m0000000000000000' };
+
+@ApiTags('deliveries')
+@ApiSecurity('api-key')
+@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
+@ApiErrors(...APPLICATION_ERRORS)
+@UseGuards(ApplicationAccessGuard)
+@Controller('application/:application_id/deliveries')
+export class DeliveryController {
+  constructor(private readonly deliveries: DeliveryService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List deliveries', description: 'Newest first, filtered by status and event, paged with a cursor.' })
+  @ApiOkResponse({ type: DeliveryListResponse })
+  async list(@OwnedApplication() scope: ApplicationScope, @Query() query: DeliveryQuery): Promise<DeliveryListResponse> {
+    const page = await this.deliveries.list(scope, query);
+    return { success: true, data: page.items, next_cursor: page.nextCursor };
+  }
+
+  @Get(':delivery_id')
+  @ApiOperation({ summary: 'Read a delivery with every attempt' })
+  @ApiParam(DELIVERY_PARAM)
+  @ApiOkResponse({ type: DeliveryResponse })
+  @ApiErrors('DELIVERY_NOT_FOUND')
+  async get(@OwnedApplication() scope: ApplicationScope, @Param('delivery_id') id: string): Promise<DeliveryResponse> {
+    return { success: true, data: await this.deliveries.get(scope, id) };
+  }
+
+  @Post(':delivery_id/retry')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Retry a delivery now',
+    description:
+      'A finished delivery gets one more attempt (no automatic follow-ups); a pending one has its next attempt brought forward. Cancelled deliveries, and ones with an attempt in flight, answer 409-00.',
+  })
+  @ApiParam(DELIVERY_PARAM)
+  @ApiAcceptedResponse({ type: DeliveryRetryResponse })
+  @ApiErrors('DELIVERY_NOT_FOUND', 'CONFLICT')
+  async retry(@OwnedApplication() scope: ApplicationScope, @Param('delivery_id') id: string): Promise<DeliveryRetryResponse> {
+    return { success: true, data: await this.deliveries.retry(scope, id) };
+  }
+}

@@ -1,0 +1,69 @@
+import { Clock, CLOCK } from '@herald/core';
+import { AppError, DEFAULT_PAGE_SIZE, DeliveryDto, DeliveryQuery, DeliverySummaryDto } from '@herald/contracts';
+import { ApplicationScope, DeliveryLogRepository, DeliveryRecord, Page } from '@herald/database';
+import { Inject, Injectable } from '@nestjs/common';
+
+@Injectable()
+export class DeliveryService {
+  constructor(
+    private readonly deliveries: DeliveryLogRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async list(scope: ApplicationScope, query: DeliveryQuery): Promise<Page<DeliverySummaryDto>> {
+    const page = await this.deliveries.list(
+      scope,
+      { status: query.status, eventType: query.event },
+      query.limit ?? DEFAULT_PAGE_SIZE,
+      query.cursor ?? null,
+    );
+    return { items: page.items.map(toSummary), nextCursor: page.nextCursor };
+  }
+
+  async get(scope: ApplicationScope, id: string): Promise<DeliveryDto> {
+    const delivery = await this.deliveries.find(scope, id);
+    if (!delivery) throw notFound(scope, id);
+    return {
+      ...toSummary(delivery),
+      attempts: delivery.attempts.map((attempt) => ({
+        number: attempt.number,
+        started_at: attempt.startedAt.toISOString(),
+        duration_ms: attempt.durationMs,
+        url: attempt.url,
+        response_status: attempt.responseStatus,
+        response_excerpt: attempt.responseExcerpt,
+        error: attempt.error,
+        next_attempt_at: attempt.nextAttemptAt?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  /** One attempt now, for any delivery but a cancelled one (or one whose attempt is in flight). */
+  async retry(scope: ApplicationScope, id: string): Promise<DeliverySummaryDto> {
+    const requested = await this.deliveries.requestAttempt(scope, id, this.clock.now());
+    if (!requested) throw notFound(scope, id);
+    if (requested.before === 'cancelled') {
+      throw new AppError('CONFLICT', `Delivery ${id} was cancelled; publish the event again to send it.`);
+    }
+    if (requested.before === 'sending') {
+      throw new AppError('CONFLICT', `An attempt of delivery ${id} is in flight; its result will be in the log within seconds.`);
+    }
+    return toSummary(requested.after);
+  }
+}
+
+function toSummary(delivery: DeliveryRecord): DeliverySummaryDto {
+  return {
+    id: delivery.id,
+    event_id: delivery.eventId,
+    event: delivery.eventType,
+    status: delivery.status,
+    created_at: delivery.createdAt.toISOString(),
+    attempt_count: delivery.attemptCount,
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+function notFound(scope: ApplicationScope, id: string): AppError {
+  return new AppError('DELIVERY_NOT_FOUND', `Application ${scope.applicationId} has no delivery ${id}.`);
+}

@@ -1,0 +1,83 @@
+import {
+  AttemptResult,
+  Clock,
+  CLOCK,
+  HERALD_VERSION,
+  ID_GENERATOR,
+  IdGenerator,
+  nextStep,
+  signatureHeader,
+  webhookBody,
+} from '@herald/core';
+import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database';
+import { Inject, Injectable } from '@nestjs/common';
+import { WebhookSender } from './webhook-sender';
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'retry_scheduled' | 'cancelled' | 'released' | 'lease_lost';
+
+/**
+ * One attempt of one claimed delivery, with the configuration stored at this moment: cancelled
+ * if the webhook or (for a subscribed event) the active subscription is gone; otherwise signed,
+ * sent, and recorded with what follows (PRODUCT.md §5.2, `nextStep`).
+ */
+@Injectable()
+export class DeliveryAttempt {
+  constructor(
+    private readonly queue: DeliveryQueueRepository,
+    private readonly sender: WebhookSender,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+  ) {}
+
+  async run(claimed: ClaimedDelivery, context: AttemptContextRecord, token: string, shutdown: AbortSignal): Promise<AttemptOutcome> {
+    const { webhook, subscription } = context;
+    if (!webhook || (!claimed.ignoresSubscription && !subscription?.active)) {
+      return (await this.queue.cancelClaimed(claimed.id, token, this.clock.now())) ? 'cancelled' : 'lease_lost';
+    }
+
+    const startedAt = this.clock.now();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const body = webhookBody(context.event);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': `Herald/${HERALD_VERSION}`,
+      ...webhook.headers,
+      'webhook-id': context.event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(context.secrets, context.event.id, timestamp, body),
+    };
+    const result = await this.sender.send({ url: webhook.url, headers, body }, shutdown);
+    if (shutdown.aborted && result.status === null) {
+      // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.
+      return (await this.queue.release(claimed.id, token, this.clock.now())) ? 'released' : 'lease_lost';
+    }
+
+    const now = this.clock.now();
+    const step = nextStep({
+      result,
+      attemptNumber: claimed.attemptCount + 1,
+      retryEnabled: webhook.retryEnabled === 1,
+      ensureDelivery: subscription?.ensureDelivery ?? false,
+      policy: webhook.retryPolicy,
+      manualAttempt: claimed.manualAttempt,
+      now,
+    });
+    const nextAttemptAt = step.status === 'pending' ? step.nextAttemptAt : null;
+    const recorded = await this.queue.finish(claimed.id, token, { status: step.status, nextAttemptAt, now }, {
+      id: this.ids.next('att'),
+      startedAt,
+      durationMs: result.durationMs,
+      url: webhook.url,
+      responseStatus: result.status,
+      responseExcerpt: result.excerpt,
+      error: result.error,
+      nextAttemptAt,
+    });
+    if (!recorded) return 'lease_lost';
+    return outcomeOf(step.status, result);
+  }
+}
+
+function outcomeOf(status: 'succeeded' | 'failed' | 'pending', _result: AttemptResult): AttemptOutcome {
+  return status === 'pending' ? 'retry_scheduled' : status;
+}

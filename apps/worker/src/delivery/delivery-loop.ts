@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
+import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DeliveryAttempt } from './delivery-attempt';
+import { WakeUpListener } from './wake-up-listener';
+
+/** At most this many deliveries are claimed in one statement. */
+const CLAIM_BATCH = 50;
+/** Idle polling: the fallback behind NOTIFY on PostgreSQL, the only wake-up on PGlite. */
+const POLL_INTERVAL_MS = 1_000;
+const EMBEDDED_POLL_INTERVAL_MS = 250;
+/** After a database error, wait this long before claiming again. */
+const ERROR_BACKOFF_MS = 1_000;
+/** In-flight attempts get this long to finish at shutdown; the rest are cut off and released. */
+const SHUTDOWN_GRACE_MS = 25_000;
+
+/**
+ * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
+ * once nor more than HERALD_WORKER_HOST_CONCURRENCY towards one host (so one slow customer
+ * cannot take every slot). It sleeps until the next delivery is due, a NOTIFY arrives or an
+ * attempt frees a slot. On shutdown it stops claiming, lets attempts finish, and releases
+ * whatever is still in flight after the grace period.
+ */
+@Injectable()
+export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(DeliveryLoop.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perHost = new Map<string, number>();
+  private readonly shutdown = new AbortController();
+  private readonly listener: WakeUpListener | null;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wakePending = false;
+  private wakeWaiter: (() => void) | null = null;
+
+  constructor(
+    private readonly queue: DeliveryQueueRepository,
+    private readonly attempt: DeliveryAttempt,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.listener =
+      config.database.embedded || !config.database.url
+        ? null
+        : new WakeUpListener(
+            config.database.url,
+            () => this.wake(),
+            (error) => this.logger.warn(`LISTEN connection lost, reconnecting: ${error.message}`),
+          );
+  }
+
+  onApplicationBootstrap(): void {
+    void this.listener?.start();
+    this.running = this.loop();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
+    await Promise.allSettled([...this.inFlight]);
+    clearTimeout(cutOff);
+    await this.listener?.stop();
+  }
+
+  /** Attempts running now; for tests and metrics. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.config.delivery.workerConcurrency - this.inFlight.size;
+      let claimedAll = false;
+      if (free > 0) {
+        const limit = Math.min(free, CLAIM_BATCH);
+        try {
+          claimedAll = (await this.claimAndStart(limit)) === limit;
+        } catch (error) {
+          this.logger.error({ err: error }, 'claiming deliveries failed; retrying shortly');
+          await this.sleep(ERROR_BACKOFF_MS);
+          continue;
+        }
+      }
+      if (!claimedAll) await this.waitForWork();
+    }
+  }
+
+  private async claimAndStart(limit: number): Promise<number> {
+    this.wakePending = false;
+    const now = this.clock.now();
+    const token = randomUUID();
+    const claimed = await this.queue.claim({
+      limit,
+      token,
+      now,
+      leaseUntil: new Date(now.getTime() + this.config.delivery.leaseSeconds * 1000),
+      busyHosts: this.busyHosts(),
+    });
+    if (claimed.length === 0) return 0;
+    const contexts = new Map((await this.queue.loadContexts(claimed.map((d) => d.id), now)).map((c) => [c.deliveryId, c]));
+    for (const delivery of claimed) {
+      const context = contexts.get(delivery.id);
+      if (context) this.start(delivery, context, token);
+    }
+    return claimed.length;
+  }
+
+  private start(delivery: ClaimedDelivery, context: AttemptContextRecord, token: string): void {
+    const host = context.webhook ? new URL(context.webhook.url).hostname.toLowerCase() : '';
+    const onHost = this.perHost.get(host) ?? 0;
+    if (host && onHost >= this.config.delivery.hostConcurrency) {
+      // Claimed in the same batch as others for this host: hand it back for when there is room.
+      void this.queue.release(delivery.id, token, this.clock.now()).catch((error) => this.logger.error({ err: error }, 'release failed'));
+      return;
+    }
+    this.perHost.set(host, onHost + 1);
+    const task = this.attempt
+      .run(delivery, context, token, this.shutdown.signal)
+      .then((outcome) => this.logger.debug({ deliveryId: delivery.id, outcome }, 'attempt finished'))
+      .catch((error) =>
+        // The lease will run out and another attempt will follow; nothing is lost.
+        this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be recorded'),
+      )
+      .finally(() => {
+        const remaining = (this.perHost.get(host) ?? 1) - 1;
+        if (remaining > 0) this.perHost.set(host, remaining);
+        else this.perHost.delete(host);
+        this.inFlight.delete(task);
+        this.wake();
+      });
+    this.inFlight.add(task);
+  }
+
+  private busyHosts(): string[] {
+    return [...this.perHost].filter(([, count]) => count >= this.config.delivery.hostConcurrency).map(([host]) => host);
+  }
+
+  private async waitForWork(): Promise<void> {
+    const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
+    let waitMs = poll;
+    if (this.inFlight.size < this.config.delivery.workerConcurrency) {
+      const next = await this.queue.nextClaimableAt().catch(() => null);
+      if (next) waitMs = Math.max(0, Math.min(poll, next.getTime() - this.clock.now().getTime()));
+    }
+    await this.sleep(waitMs);
+  }
+
+  /** Sleeps, unless woken: by a NOTIFY, a finished attempt, or shutdown. */
+  private sleep(ms: number): Promise<void> {
+    if (this.wakePending || this.stopping) {
+      this.wakePending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        if (this.wakeWaiter === finish) this.wakeWaiter = null;
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      this.wakeWaiter = finish;
+    });
+  }
+
+  private wake(): void {
+    if (this.wakeWaiter) this.wakeWaiter();
+    else this.wakePending = true;
+  }
+}

@@ -1,0 +1,33 @@
+import { DestinationPolicy, HERALD_CONFIG, HeraldConfig } from '@herald/core';
+import { Module } from '@nestjs/common';
+import { Agent } from 'undici';
+import { DeliveryAttempt } from './delivery-attempt';
+import { DeliveryLoop } from './delivery-loop';
+import { createSafeConnector } from './safe-connector';
+import { WebhookSender } from './webhook-sender';
+
+@Module({
+  providers: [
+    {
+      provide: WebhookSender,
+      inject: [HERALD_CONFIG],
+      useFactory: (config: HeraldConfig) => {
+        const { delivery } = config;
+        const timeoutMs = delivery.timeoutSeconds * 1000;
+        const agent = new Agent({
+          connect: createSafeConnector(new DestinationPolicy(delivery.allowedTargetCidrs), delivery.connectTimeoutSeconds * 1000),
+          connections: delivery.hostConcurrency,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          keepAliveTimeout: 4_000,
+          keepAliveMaxTimeout: 60_000,
+        });
+        return new WebhookSender(agent, timeoutMs);
+      },
+    },
+    DeliveryAttempt,
+    DeliveryLoop,
+  ],
+  exports: [DeliveryLoop],
+})
+export class DeliveryModule {}

@@ -1,0 +1,106 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { PageQuery } from '../common/pagination.dto';
+import { coded } from '../validation/coded-constraint';
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
+
+export class DeliveryQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
+  @ValidateIf((query: DeliveryQuery) => query.status !== undefined)
+  @IsIn(DELIVERY_STATUSES, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  status?: DeliveryStatusName;
+
+  @ApiPropertyOptional({ example: 'acw_start' })
+  @ValidateIf((query: DeliveryQuery) => query.event !== undefined)
+  @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
+  @MaxLength(64, coded({ errorKind: 'INVALID_PARAMETER' }))
+  event?: string;
+}
+
+export class DeliveryAttemptDto {
+  @ApiProperty({ example: 1 })
+  number!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ example: 42 })
+  duration_ms!: number;
+
+  @ApiProperty({ example: 'https://example.com/hooks/herald', description: 'The URL this attempt used.' })
+  url!: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 503 })
+  response_status!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The first 4 KiB of the answer.' })
+  response_excerpt!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['dns_error', 'connection_refused', 'connect_timeout', 'tls_error', 'destination_blocked', 'timeout', 'network_error'],
+    description: 'Why no answer came; null when the receiver answered.',
+  })
+  error!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'When the next attempt is due; null if none follows.' })
+  next_attempt_at!: string | null;
+}
+
+export class DeliverySummaryDto {
+  @ApiProperty({ example: 'dlv_01jd8x6q3m0000000000000000' })
+  id!: string;
+
+  @ApiProperty({ example: 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  event_id!: string;
+
+  @ApiProperty({ example: 'acw_start' })
+  event!: string;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES })
+  status!: DeliveryStatusName;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ example: 2 })
+  attempt_count!: number;
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' })
+  next_attempt_at!: string | null;
+}
+
+export class DeliveryDto extends DeliverySummaryDto {
+  @ApiProperty({ type: [DeliveryAttemptDto] })
+  attempts!: DeliveryAttemptDto[];
+}
+
+export class DeliveryResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: DeliveryDto })
+  data!: DeliveryDto;
+}
+
+export class DeliveryRetryResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: DeliverySummaryDto })
+  data!: DeliverySummaryDto;
+}
+
+export class DeliveryListResponse {
+  @ApiProperty({ example: true })
+  success!: true;
+
+  @ApiProperty({ type: [DeliverySummaryDto] })
+  data!: DeliverySummaryDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' })
+  next_cursor!: string | null;
+}

@@ -1,0 +1,206 @@
+import type { BackoffType } from '@herald/core';
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../prisma.service';
+import { WebhookRecord } from './records';
+
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  applicationId: number;
+  eventType: string;
+  /** Attempts already recorded; this one will be number attemptCount + 1. */
+  attemptCount: number;
+  manualAttempt: boolean;
+  ignoresSubscription: boolean;
+}
+
+/** Everything an attempt needs, read when the attempt starts (the stored config of that moment). */
+export interface AttemptContextRecord {
+  deliveryId: string;
+  event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string };
+  /** null when the webhook has been deleted since the event was published. */
+  webhook: WebhookRecord | null;
+  /** null when the application no longer subscribes to the event. */
+  subscription: { ensureDelivery: boolean; active: boolean } | null;
+  /** Secrets valid now, current first. */
+  secrets: string[];
+}
+
+export interface AttemptRecord {
+  id: string;
+  startedAt: Date;
+  durationMs: number;
+  url: string;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+}
+
+interface ContextRow {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  application_id: number;
+  event_created_at: Date;
+  payload: string;
+  url: string | null;
+  retry_enabled: number | null;
+  retry_value: number | null;
+  max_retries: number | null;
+  backoff_type: BackoffType | null;
+  backoff_value: number | null;
+  headers: unknown;
+  ensure_delivery: boolean | null;
+  active: boolean | null;
+  secrets: string[];
+}
+
+/**
+ * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
+ * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
+ * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
+ * across an HTTP call.
+ */
+@Injectable()
+export class DeliveryQueueRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
+   * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
+   */
+  async claim(options: { limit: number; token: string; now: Date; leaseUntil: Date; busyHosts: string[] }): Promise<ClaimedDelivery[]> {
+    const rows = await this.prisma.$queryRaw<
+      {
+        id: string;
+        event_id: string;
+        application_id: number;
+        event_type: string;
+        attempt_count: number;
+        manual_attempt: boolean;
+        ignores_subscription: boolean;
+      }[]
+    >`
+      WITH due AS (
+        SELECT d.id FROM deliveries d
+          LEFT JOIN webhooks w ON w.application_id = d.application_id
+         WHERE ((d.status = 'pending' AND d.next_attempt_at <= ${options.now})
+             OR (d.status = 'sending' AND d.lease_expires_at < ${options.now}))
+           AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY(${options.busyHosts}::text[])))
+         ORDER BY d.next_attempt_at
+         LIMIT ${options.limit}
+         FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE deliveries d
+         SET status = 'sending', lease_token = ${options.token}, lease_expires_at = ${options.leaseUntil}, updated_at = ${options.now}
+        FROM due
+       WHERE d.id = due.id
+      RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription`;
+    return rows.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      applicationId: Number(row.application_id),
+      eventType: row.event_type,
+      attemptCount: Number(row.attempt_count),
+      manualAttempt: row.manual_attempt,
+      ignoresSubscription: row.ignores_subscription,
+    }));
+  }
+
+  async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await this.prisma.$queryRaw<ContextRow[]>`
+      SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
+             w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type::text AS backoff_type, w.backoff_value, w.headers,
+             s.ensure_delivery, s.active,
+             ARRAY(SELECT ws.secret FROM webhook_secrets ws
+                    WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > ${now})
+                    ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets
+        FROM deliveries d
+        JOIN events e ON e.id = d.event_id
+        LEFT JOIN webhooks w ON w.application_id = d.application_id
+        LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type
+       WHERE d.id = ANY(${deliveryIds}::text[])`;
+    return rows.map((row) => ({
+      deliveryId: row.delivery_id,
+      event: {
+        id: row.event_id,
+        type: row.event_type,
+        applicationId: Number(row.application_id),
+        createdAt: row.event_created_at,
+        payload: row.payload,
+      },
+      webhook:
+        row.url === null
+          ? null
+          : {
+              url: row.url,
+              retryEnabled: Number(row.retry_enabled) === 1 ? 1 : 0,
+              retryPolicy: {
+                retryValue: Number(row.retry_value),
+                maxRetries: Number(row.max_retries),
+                backoffType: row.backoff_type as BackoffType,
+                backoffValue: Number(row.backoff_value),
+              },
+              headers: (typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers) as Record<string, string>,
+            },
+      subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
+      secrets: row.secrets ?? [],
+    }));
+  }
+
+  /**
+   * Records the attempt and moves the delivery on (succeeded, failed, or pending for a retry).
+   * False when the lease was lost: another worker owns the delivery now and nothing is written.
+   */
+  async finish(
+    deliveryId: string,
+    token: string,
+    outcome: { status: 'succeeded' | 'failed' | 'pending'; nextAttemptAt: Date | null; now: Date },
+    attempt: AttemptRecord,
+  ): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<{ number: number }[]>`
+      WITH finished AS (
+        UPDATE deliveries
+           SET status = ${outcome.status}::delivery_status, attempt_count = attempt_count + 1,
+               next_attempt_at = ${outcome.nextAttemptAt}, lease_token = NULL, lease_expires_at = NULL,
+               manual_attempt = false, updated_at = ${outcome.now}
+         WHERE id = ${deliveryId} AND lease_token = ${token}
+        RETURNING id, attempt_count
+      )
+      INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
+                                     response_excerpt, error, next_attempt_at)
+      SELECT ${attempt.id}, id, attempt_count, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.url},
+             ${attempt.responseStatus}, ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.nextAttemptAt}
+        FROM finished
+      RETURNING number`;
+    return rows.length > 0;
+  }
+
+  /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
+  async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
+    const count = await this.prisma.$executeRaw`
+      UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}
+       WHERE id = ${deliveryId} AND lease_token = ${token}`;
+    return count > 0;
+  }
+
+  /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
+  async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
+    const count = await this.prisma.$executeRaw`
+      UPDATE deliveries SET status = 'pending', next_attempt_at = ${dueAt}, lease_token = NULL, lease_expires_at = NULL, updated_at = ${dueAt}
+       WHERE id = ${deliveryId} AND lease_token = ${token}`;
+    return count > 0;
+  }
+
+  /** When the next delivery becomes claimable (due, or its lease runs out); null when none will. */
+  async nextClaimableAt(): Promise<Date | null> {
+    const [row] = await this.prisma.$queryRaw<{ at: Date | null }[]>`
+      SELECT LEAST(
+        (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
+        (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')
+      ) AS at`;
+    return row?.at ?? null;
+  }
+}
