@@ -1,5 +1,5 @@
 import { StartupError } from '@herald/core';
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
@@ -20,7 +20,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * Only repositories use it.
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   private readonly pool: pg.Pool;
   private readonly where: string;
 
@@ -44,7 +44,12 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Closed in the last shutdown phase: Nest calls onModuleDestroy before
+   * beforeApplicationShutdown, where the worker lets attempts in flight record their results
+   * (and the api finishes its requests), so the pool must outlive both.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
     await this.pool.end();
   }

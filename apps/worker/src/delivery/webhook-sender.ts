@@ -24,8 +24,8 @@ export class WebhookSender {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Closes kept-alive connections when the worker stops (Nest calls this on shutdown). */
-  async onModuleDestroy(): Promise<void> {
+  /** Closes kept-alive connections once the delivery loop has drained (the last shutdown phase). */
+  async onApplicationShutdown(): Promise<void> {
     await this.dispatcher.close();
   }
 

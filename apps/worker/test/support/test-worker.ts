@@ -1,0 +1,143 @@
+import { generateWebhookSecret, HeraldConfig, parseHeraldConfig, RetryPolicy } from '@herald/core';
+import {
+  ApplicationRepository,
+  ApplicationScope,
+  DatabaseModule,
+  DeliveryLogRepository,
+  EventRepository,
+  SubscriptionRepository,
+  WebhookRepository,
+} from '@herald/database';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import pg from 'pg';
+import { WorkerModule } from '../../src/worker.module';
+
+export interface WebhookSetup {
+  url: string;
+  retryEnabled?: 0 | 1;
+  policy?: Partial<RetryPolicy>;
+  headers?: Record<string, string>;
+  /** Subscriptions to create: event → flags. */
+  subscriptions?: Record<string, { ensureDelivery?: boolean; active?: boolean }>;
+}
+
+const FAST_POLICY: RetryPolicy = { retryValue: 1, maxRetries: 0, backoffType: 'fixed', backoffValue: 0 };
+let nextApplicationId = 10_000 + Math.floor(Math.random() * 1_000) * 100;
+
+/**
+ * A worker running in this process on its own cloned database. Fixtures go through the real
+ * repositories of a separate database-only context (`app`), so they work while the worker is
+ * stopped too.
+ */
+export class TestWorker {
+  private worker: INestApplicationContext | null = null;
+
+  private constructor(
+    readonly db: TestDatabase,
+    readonly config: HeraldConfig,
+    readonly app: INestApplicationContext,
+  ) {}
+
+  /** With `runWorker: false`, only the database and fixtures: for tests that run worker processes. */
+  static async start(env: NodeJS.ProcessEnv = {}, { runWorker = true } = {}): Promise<TestWorker> {
+    const database = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+    const config = parseHeraldConfig({
+      DATABASE_URL: database.url,
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+      HERALD_LOG_LEVEL: 'silent',
+      HERALD_DB_POOL_SIZE: '4',
+      ...env,
+    });
+    const data = await NestFactory.createApplicationContext(DatabaseModule.forRoot({ url: database.url, poolSize: 4 }), { logger: false });
+    const testWorker = new TestWorker(database, config, data);
+    if (runWorker) await testWorker.startWorker();
+    return testWorker;
+  }
+
+  async startWorker(): Promise<void> {
+    if (this.worker) return;
+    this.worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(this.config), { logger: false });
+    await this.worker.init();
+  }
+
+  /** Stops the worker gracefully; the database and the fixtures stay. */
+  async stopWorker(): Promise<void> {
+    await this.worker?.close();
+    this.worker = null;
+  }
+
+  async close(): Promise<void> {
+    await this.stopWorker();
+    await this.app.close();
+    await this.db.drop();
+  }
+
+  /** An account and application with a webhook and its subscriptions; returns the application's scope. */
+  async application(setup: WebhookSetup): Promise<ApplicationScope> {
+    const id = nextApplicationId++;
+    await this.sql(`INSERT INTO accounts (id, name) VALUES ($1, 'test') ON CONFLICT DO NOTHING`, ['acc_worker_tests']);
+    const applications = this.app.get(ApplicationRepository);
+    const scope = applications.scopeOf(await applications.create({ id, accountId: 'acc_worker_tests', name: `app ${id}` }));
+    await this.configure(scope, setup);
+    for (const [event, flags] of Object.entries(setup.subscriptions ?? { acw_start: { ensureDelivery: true } })) {
+      await this.app.get(SubscriptionRepository).upsert(scope, event, flags);
+    }
+    return scope;
+  }
+
+  async configure(scope: ApplicationScope, setup: WebhookSetup): Promise<void> {
+    await this.app.get(WebhookRepository).upsert(
+      scope,
+      {
+        url: setup.url,
+        retryEnabled: setup.retryEnabled ?? 1,
+        retryPolicy: { ...FAST_POLICY, ...setup.policy },
+        headers: setup.headers ?? {},
+      },
+      { id: `sec_${nextApplicationId++}`, secret: generateWebhookSecret() },
+    );
+  }
+
+  /** Publishes through the same repository the api uses; returns the delivery id (or null). */
+  async publish(scope: ApplicationScope, eventType = 'acw_start', payload: object = { n: 1 }, ignoresSubscription = false): Promise<string | null> {
+    const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    const published = await this.app.get(EventRepository).publish(scope, {
+      id: `evt_${suffix}`,
+      eventType,
+      payload: JSON.stringify(payload),
+      createdAt: new Date(),
+      deliveryId: `dlv_${suffix}`,
+      ignoresSubscription,
+    });
+    return published.deliveryIds[0] ?? null;
+  }
+
+  async delivery(scope: ApplicationScope, id: string) {
+    const delivery = await this.app.get(DeliveryLogRepository).find(scope, id);
+    if (!delivery) throw new Error(`no delivery ${id}`);
+    return delivery;
+  }
+
+  /** Polls until the delivery reaches one of `statuses`. */
+  async settled(scope: ApplicationScope, id: string, statuses = ['succeeded', 'failed', 'cancelled'], timeoutMs = 15_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const delivery = await this.delivery(scope, id);
+      if (statuses.includes(delivery.status)) return delivery;
+      if (Date.now() > deadline) throw new Error(`delivery ${id} still ${delivery.status} after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<T[]> {
+    const client = new pg.Client({ connectionString: this.db.url });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+}
