@@ -2,24 +2,70 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cloneDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { Webhook } from 'standardwebhooks';
+// The worker's test receiver, shared rather than copied.
+import { Sink } from '../../worker/test/support/sink';
 import { freePort, runCli, startCli, waitForOk } from './support/run-cli';
 
 const ADMIN_KEY = 'cli-test-admin-key-0123456789';
 
-async function post(base: string, path: string, body: object): Promise<{ status: number; body: any }> {
+async function call(base: string, method: string, path: string, body?: object, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: ADMIN_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    method,
+    headers: { authorization: key, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: await res.json() };
+}
+const post = (base: string, path: string, body: object) => call(base, 'POST', path, body);
+
+/** The whole product through both processes: configure, subscribe, publish, receive, verify, read the log. */
+async function deliverOneEvent(base: string, applicationId: number): Promise<void> {
+  const sink = await new Sink().start();
+  try {
+    const account = await post(base, '/admin/accounts', { name: 'Delivery' });
+    await post(base, '/admin/applications', { id: applicationId, name: 'Delivery', account_id: account.body.data.id });
+    const key = (await post(base, '/admin/api_keys', { account_id: account.body.data.id, name: 'e2e' })).body.data.key;
+    const app = `/application/${applicationId}`;
+    const webhook = { url: sink.url(), retry_enabled: 1, retry_config: { retry_value: 1, max_retries: 2, backoff_type: 'fixed', backoff_value: 0 } };
+    expect((await call(base, 'PUT', `${app}/webhook`, webhook, key)).status).toBe(200);
+    expect((await call(base, 'PUT', `${app}/webhook/subscription/acw_start`, { ensure_delivery: true }, key)).status).toBe(200);
+    const published = await call(base, 'POST', `${app}/events`, { event: 'acw_start', payload: { agent: 'a-1' } }, key);
+    expect(published.status).toBe(202);
+
+    const [request] = await sink.waitFor(1, 15_000);
+    const secret = (await call(base, 'GET', `${app}/webhook/secret`, undefined, key)).body.data.secret;
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({
+      id: published.body.data.id,
+      type: 'acw_start',
+      data: { agent: 'a-1' },
+    });
+    const deliveryPath = `${app}/deliveries/${published.body.data.deliveries[0]}`;
+    for (let tries = 0; tries < 50; tries++) {
+      const log = await call(base, 'GET', deliveryPath, undefined, key);
+      if (log.body.data.status === 'succeeded') {
+        expect(log.body.data.attempts).toEqual([expect.objectContaining({ number: 1, response_status: 200, url: sink.url() })]);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the delivery log never showed the delivery as succeeded');
+  } finally {
+    await sink.close();
+  }
 }
 
 describe('herald start', () => {
   it('runs on the embedded database when DATABASE_URL is unset, keeping data across restarts', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'herald-start-'));
     const port = await freePort();
-    const env = { PORT: String(port), HERALD_DATA_DIR: dataDir, HERALD_ADMIN_KEY: ADMIN_KEY, HERALD_LOG_LEVEL: 'warn' };
+    const env = {
+      PORT: String(port),
+      HERALD_DATA_DIR: dataDir,
+      HERALD_ADMIN_KEY: ADMIN_KEY,
+      HERALD_LOG_LEVEL: 'warn',
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+    };
     const base = `http://127.0.0.1:${port}`;
     try {
       const first = startCli(['start'], env);
@@ -36,6 +82,8 @@ describe('herald start', () => {
       expect(second.output()).toMatch(/schema is up to date/);
       const application = await post(base, '/admin/applications', { id: 7, name: 'Kept', account_id: account.body.data.id });
       expect(application.status).toBe(201);
+      // On PGlite the worker polls (NOTIFY does not cross its connections).
+      await deliverOneEvent(base, 8);
       expect((await second.stop()).code).toBe(0);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -45,7 +93,13 @@ describe('herald start', () => {
   it('uses the PostgreSQL server in DATABASE_URL, and the admin commands reach it', async () => {
     const db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
     const port = await freePort();
-    const env = { PORT: String(port), DATABASE_URL: db.url, HERALD_ADMIN_KEY: ADMIN_KEY, HERALD_LOG_LEVEL: 'warn' };
+    const env = {
+      PORT: String(port),
+      DATABASE_URL: db.url,
+      HERALD_ADMIN_KEY: ADMIN_KEY,
+      HERALD_LOG_LEVEL: 'warn',
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+    };
     const running = startCli(['start'], env);
     try {
       await waitForOk(`http://127.0.0.1:${port}/readyz`, 60_000, running);
@@ -56,6 +110,7 @@ describe('herald start', () => {
       const refused = await runCli(['applications', 'create', '--name', 'x', '--account', 'acc_00000000000000000000000000'], env);
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stderr).error.code).toBe('404-06');
+      await deliverOneEvent(`http://127.0.0.1:${port}`, 9);
     } finally {
       expect((await running.stop()).code).toBe(0);
       await db.drop();
