@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
 import { DELIVERY_CHANNEL } from './event.repository';
-import { ApplicationScope, Page } from './records';
+import { ApplicationScope, DeliveryAttemptRecord, Page } from './records';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -14,17 +14,6 @@ export interface DeliveryRecord {
   attemptCount: number;
   nextAttemptAt: Date | null;
   createdAt: Date;
-}
-
-export interface DeliveryAttemptRecord {
-  number: number;
-  startedAt: Date;
-  durationMs: number;
-  url: string;
-  responseStatus: number | null;
-  responseExcerpt: string | null;
-  error: string | null;
-  nextAttemptAt: Date | null;
 }
 
 const SUMMARY = {

@@ -1,7 +1,7 @@
 import type { BackoffType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma.service';
-import { WebhookRecord } from './records';
+import { DeliveryAttemptRecord, WebhookRecord } from './records';
 
 export interface ClaimedDelivery {
   id: string;
@@ -26,16 +26,8 @@ export interface AttemptContextRecord {
   secrets: string[];
 }
 
-export interface AttemptRecord {
-  id: string;
-  startedAt: Date;
-  durationMs: number;
-  url: string;
-  responseStatus: number | null;
-  responseExcerpt: string | null;
-  error: string | null;
-  nextAttemptAt: Date | null;
-}
+/** An attempt to record; the database numbers it. */
+export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
 
 interface ContextRow {
   delivery_id: string;
@@ -158,7 +150,7 @@ export class DeliveryQueueRepository {
     deliveryId: string,
     token: string,
     outcome: { status: 'succeeded' | 'failed' | 'pending'; nextAttemptAt: Date | null; now: Date },
-    attempt: AttemptRecord,
+    attempt: NewAttemptRecord,
   ): Promise<boolean> {
     const rows = await this.prisma.$queryRaw<{ number: number }[]>`
       WITH finished AS (

@@ -55,6 +55,19 @@ export interface SubscriptionRecord {
   active: boolean;
 }
 
+/** One attempt as the delivery log keeps it. */
+export interface DeliveryAttemptRecord {
+  number: number;
+  startedAt: Date;
+  durationMs: number;
+  /** The URL this attempt used. */
+  url: string;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
