@@ -2,10 +2,8 @@ import { HeraldConfig } from '@herald/core';
 import { DatabaseModule } from '@herald/database';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
-import { loggerOptions } from './common/logging/logger-options';
 import { CommonProvidersModule } from './common/providers';
 import { ConfigModule } from './config/config.module';
 import { DeliveryModule } from './deliveries/delivery.module';
@@ -26,7 +24,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config)),
         DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
         CommonProvidersModule,
         HealthModule,

@@ -1,11 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { registerJsonBodyParser } from './common/http/json-body-parser';
 import { REQUEST_ID_HEADER } from './common/http/request-id';
 import { RouteTable } from './common/http/route-table';
 import { setupSwagger } from './common/swagger/swagger';
+import { NestPinoLogger } from './common/logging/logger';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
+
+/** Probed by orchestrators every few seconds: not worth a log line each. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
  * Everything the HTTP pipeline needs beyond the modules. main.ts and every e2e test call this,
@@ -21,8 +24,19 @@ export function configureApp(app: NestFastifyApplication): void {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const path = request.url.split('?')[0];
+    if (!QUIET_PATHS.has(path)) {
+      const level = reply.statusCode >= 500 ? 'error' : reply.statusCode >= 400 ? 'warn' : 'info';
+      request.log[level](
+        { method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime) },
+        'request completed',
+      );
+    }
+    done();
+  });
 
-  const logger = app.get(Logger);
+  const logger = new NestPinoLogger(fastify.log as never);
   app.useLogger(logger);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new AppExceptionFilter(routes, logger));

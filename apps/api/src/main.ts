@@ -4,12 +4,13 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { createHttpAdapter, NEST_APP_OPTIONS } from './common/http/http-adapter';
+import { createLogger } from './common/logging/logger';
 import { loadConfig } from './config/load-config';
 import { configureApp } from './configure-app';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(createLogger(config)), NEST_APP_OPTIONS);
   configureApp(app);
   await app.listen(config.http.port, config.http.host);
 }

@@ -1,6 +1,6 @@
 import { EventTypeRepository } from '@herald/database';
-import { Logger } from 'nestjs-pino';
 import { ERROR_DIRECTORY } from '@herald/contracts';
+import { NestPinoLogger } from '../src/common/logging/logger';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
@@ -130,7 +130,7 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
       });
       try {
         const failingTenant = await failing.fixtures.tenant();
-        const logged = jest.spyOn(failing.app.get(Logger), 'error');
+        const logged = jest.spyOn(NestPinoLogger.prototype, 'error');
         const res = await failing.http.get('/event_types').set('Authorization', failingTenant.key);
         expectError(res, 500, '500-00');
         expect(JSON.stringify(res.body)).not.toMatch(/disk on fire|secret\/path|at .*\.ts|Error:/);

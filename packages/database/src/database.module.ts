@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { DeliveryNotifier } from './notifications/delivery-notifier';
 import { DATABASE_OPTIONS, DatabaseOptions, PrismaService } from './prisma.service';
 import { AccountRepository } from './repositories/account.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
@@ -31,8 +32,8 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       global: true,
-      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PrismaService, ...REPOSITORIES],
-      exports: [PrismaService, ...REPOSITORIES],
+      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PrismaService, DeliveryNotifier, ...REPOSITORIES],
+      exports: [PrismaService, DeliveryNotifier, ...REPOSITORIES],
     };
   }
 }

@@ -2,6 +2,8 @@ export * from './database-errors';
 export * from './database.module';
 export * from './migrations/migration-files';
 export * from './migrations/migration-runner';
+export * from './notifications/channel-listener';
+export * from './notifications/delivery-notifier';
 export * from './prisma.service';
 export * from './repositories/account.repository';
 export * from './repositories/api-key.repository';

@@ -35,6 +35,14 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     this.where = describeServer(options.url);
   }
 
+  /**
+   * A statement on the same pool, without Prisma's query engine: for the few hot statements the
+   * repositories run per event and per attempt, where that engine cost most of the time (bench/).
+   */
+  async sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query<T>(text, values)).rows;
+  }
+
   async onModuleInit(): Promise<void> {
     try {
       await this.$queryRaw`SELECT 1`;

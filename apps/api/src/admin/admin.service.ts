@@ -19,6 +19,7 @@ import {
   EventTypeRepository,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { ApiKeyCache } from '../common/auth/api-key-cache';
 
 @Injectable()
 export class AdminService {
@@ -27,6 +28,7 @@ export class AdminService {
     private readonly applications: ApplicationRepository,
     private readonly apiKeys: ApiKeyRepository,
     private readonly eventTypes: EventTypeRepository,
+    private readonly keyCache: ApiKeyCache,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -62,6 +64,8 @@ export class AdminService {
 
   async revokeApiKey(id: string): Promise<ApiKeyDto> {
     const record = await this.apiKeys.revoke(id, this.clock.now());
+    // Other api processes hear of it through NOTIFY; this one (and the embedded database's) directly.
+    this.keyCache.forget(id);
     if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${id} does not exist.`);
     return toApiKeyDto(record);
   }

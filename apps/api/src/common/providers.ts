@@ -1,7 +1,9 @@
 import { Clock, CLOCK, DestinationPolicy, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, IdGenerator, systemClock, UlidIdGenerator } from '@herald/core';
 import { Global, Module } from '@nestjs/common';
+import { ApplicationDirectory } from './access/application-directory';
+import { ApiKeyCache } from './auth/api-key-cache';
 
-/** Time, ids and the destination rules, injected so tests can pin them. */
+/** Time, ids, the destination rules and the request-path caches, shared by every module. */
 @Global()
 @Module({
   providers: [
@@ -12,7 +14,9 @@ import { Global, Module } from '@nestjs/common';
       inject: [HERALD_CONFIG],
       useFactory: (config: HeraldConfig) => new DestinationPolicy(config.delivery.allowedTargetCidrs),
     },
+    ApiKeyCache,
+    ApplicationDirectory,
   ],
-  exports: [CLOCK, ID_GENERATOR, DestinationPolicy],
+  exports: [CLOCK, ID_GENERATOR, DestinationPolicy, ApiKeyCache, ApplicationDirectory],
 })
 export class CommonProvidersModule {}

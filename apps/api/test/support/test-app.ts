@@ -6,6 +6,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { createHttpAdapter, NEST_APP_OPTIONS } from '../../src/common/http/http-adapter';
+import { createLogger } from '../../src/common/logging/logger';
 import { configureApp } from '../../src/configure-app';
 import { Fixtures } from './fixtures';
 
@@ -44,7 +45,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), NEST_APP_OPTIONS);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(createLogger(config)), NEST_APP_OPTIONS);
   configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
-import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database';
+import { AttemptContextRecord, ChannelListener, ClaimedDelivery, DELIVERY_CHANNEL, DeliveryQueueRepository } from '@herald/database';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DeliveryAttempt } from './delivery-attempt';
-import { WakeUpListener } from './wake-up-listener';
 
 /** At most this many deliveries are claimed in one statement. */
 const CLAIM_BATCH = 50;
@@ -28,7 +27,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perHost = new Map<string, number>();
   private readonly shutdown = new AbortController();
-  private readonly listener: WakeUpListener | null;
+  private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
   private stopping = false;
   private wakePending = false;
@@ -43,11 +42,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     this.listener =
       config.database.embedded || !config.database.url
         ? null
-        : new WakeUpListener(
-            config.database.url,
-            () => this.wake(),
-            (error) => this.logger.warn(`LISTEN connection lost, reconnecting: ${error.message}`),
-          );
+        : new ChannelListener(config.database.url, DELIVERY_CHANNEL, {
+            onNotification: () => this.wake(),
+            // Notifications sent while disconnected are lost: claim once to catch up.
+            onReconnected: () => this.wake(),
+            onError: (error) => this.logger.warn(`LISTEN connection lost, reconnecting: ${error.message}`),
+          });
   }
 
   onApplicationBootstrap(): void {

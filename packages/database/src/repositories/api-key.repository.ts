@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PrismaService } from '../prisma.service';
 import { ApiKeyRecord, ApiKeyScope } from './records';
 
@@ -27,12 +28,18 @@ export class ApiKeyRepository {
     return this.prisma.apiKey.findFirst({ where: { keyHash, revokedAt: null }, select: SELECT });
   }
 
-  /** Revokes a key (idempotently: the first revocation time is kept). Null when there is no such key. */
+  /**
+   * Revokes a key (idempotently: the first revocation time is kept) and tells every api process
+   * to drop it from its cache. Null when there is no such key.
+   */
   async revoke(id: string, now: Date): Promise<ApiKeyRecord | null> {
-    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+    await this.prisma.$queryRaw`
+      WITH revoked AS (UPDATE api_keys SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL RETURNING id)
+      SELECT pg_notify(${API_KEY_CHANNEL}, id)::text FROM revoked`;
     return this.prisma.apiKey.findUnique({ where: { id }, select: SELECT });
   }
 
+  /** Changing the bootstrap key retires the old one in every api process too. */
   async upsertBootstrapAdmin(keyHash: string, prefix: string): Promise<void> {
     const fields = { scope: 'admin' as const, name: 'HERALD_ADMIN_KEY', prefix, keyHash, revokedAt: null, accountId: null };
     await this.prisma.apiKey.upsert({
@@ -40,5 +47,6 @@ export class ApiKeyRepository {
       create: { id: BOOTSTRAP_ADMIN_KEY_ID, ...fields },
       update: fields,
     });
+    await this.prisma.$queryRaw`SELECT pg_notify(${API_KEY_CHANNEL}, ${BOOTSTRAP_ADMIN_KEY_ID})::text`;
   }
 }

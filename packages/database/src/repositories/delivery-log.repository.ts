@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { DELIVERY_CHANNEL } from './event.repository';
+import { DELIVERY_CHANNEL } from '../notifications/delivery-notifier';
 import { ApplicationScope, DeliveryAttemptRecord, Page } from './records';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';

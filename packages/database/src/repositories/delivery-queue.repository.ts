@@ -1,5 +1,6 @@
 import type { BackoffType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
+import { Batcher } from '../batching/batcher';
 import { PrismaService } from '../prisma.service';
 import { DeliveryAttemptRecord, WebhookRecord } from './records';
 
@@ -24,6 +25,19 @@ export interface AttemptContextRecord {
   subscription: { ensureDelivery: boolean; active: boolean } | null;
   /** Secrets valid now, current first. */
   secrets: string[];
+}
+
+export interface FinishOutcome {
+  status: 'succeeded' | 'failed' | 'pending';
+  nextAttemptAt: Date | null;
+  now: Date;
+}
+
+interface FinishItem {
+  deliveryId: string;
+  token: string;
+  outcome: FinishOutcome;
+  attempt: NewAttemptRecord;
 }
 
 /** An attempt to record; the database numbers it. */
@@ -52,10 +66,12 @@ interface ContextRow {
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
- * across an HTTP call.
+ * across an HTTP call. These run once per attempt, so they go straight to the pool (prisma.sql).
  */
 @Injectable()
 export class DeliveryQueueRepository {
+  private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
+
   constructor(private readonly prisma: PrismaService) {}
 
   /**
@@ -63,32 +79,30 @@ export class DeliveryQueueRepository {
    * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
    */
   async claim(options: { limit: number; token: string; now: Date; leaseUntil: Date; busyHosts: string[] }): Promise<ClaimedDelivery[]> {
-    const rows = await this.prisma.$queryRaw<
-      {
-        id: string;
-        event_id: string;
-        application_id: number;
-        event_type: string;
-        attempt_count: number;
-        manual_attempt: boolean;
-        ignores_subscription: boolean;
-      }[]
-    >`
-      WITH due AS (
-        SELECT d.id FROM deliveries d
-          LEFT JOIN webhooks w ON w.application_id = d.application_id
-         WHERE ((d.status = 'pending' AND d.next_attempt_at <= ${options.now})
-             OR (d.status = 'sending' AND d.lease_expires_at < ${options.now}))
-           AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY(${options.busyHosts}::text[])))
-         ORDER BY d.next_attempt_at
-         LIMIT ${options.limit}
-         FOR UPDATE OF d SKIP LOCKED
-      )
-      UPDATE deliveries d
-         SET status = 'sending', lease_token = ${options.token}, lease_expires_at = ${options.leaseUntil}, updated_at = ${options.now}
-        FROM due
-       WHERE d.id = due.id
-      RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription`;
+    const rows = await this.prisma.sql<{
+      id: string;
+      event_id: string;
+      application_id: number;
+      event_type: string;
+      attempt_count: number;
+      manual_attempt: boolean;
+      ignores_subscription: boolean;
+    }>(
+      `WITH due AS (
+         SELECT d.id FROM deliveries d
+           LEFT JOIN webhooks w ON w.application_id = d.application_id
+          WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
+            AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
+          ORDER BY d.next_attempt_at
+          LIMIT $3
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
+         FROM due
+        WHERE d.id = due.id
+       RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription`,
+      [options.now, options.busyHosts, options.limit, options.token, options.leaseUntil],
+    );
     return rows.map((row) => ({
       id: row.id,
       eventId: row.event_id,
@@ -102,18 +116,20 @@ export class DeliveryQueueRepository {
 
   async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
-    const rows = await this.prisma.$queryRaw<ContextRow[]>`
-      SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
-             w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type::text AS backoff_type, w.backoff_value, w.headers,
-             s.ensure_delivery, s.active,
-             ARRAY(SELECT ws.secret FROM webhook_secrets ws
-                    WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > ${now})
-                    ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets
-        FROM deliveries d
-        JOIN events e ON e.id = d.event_id
-        LEFT JOIN webhooks w ON w.application_id = d.application_id
-        LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type
-       WHERE d.id = ANY(${deliveryIds}::text[])`;
+    const rows = await this.prisma.sql<ContextRow>(
+      `SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
+              w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type::text AS backoff_type, w.backoff_value, w.headers,
+              s.ensure_delivery, s.active,
+              ARRAY(SELECT ws.secret FROM webhook_secrets ws
+                     WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
+                     ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets
+         FROM deliveries d
+         JOIN events e ON e.id = d.event_id
+         LEFT JOIN webhooks w ON w.application_id = d.application_id
+         LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type
+        WHERE d.id = ANY($2::text[])`,
+      [now, deliveryIds],
+    );
     return rows.map((row) => ({
       deliveryId: row.delivery_id,
       event: {
@@ -145,54 +161,78 @@ export class DeliveryQueueRepository {
   /**
    * Records the attempt and moves the delivery on (succeeded, failed, or pending for a retry).
    * False when the lease was lost: another worker owns the delivery now and nothing is written.
+   * Attempts finishing together are recorded in one statement (see Batcher).
    */
-  async finish(
-    deliveryId: string,
-    token: string,
-    outcome: { status: 'succeeded' | 'failed' | 'pending'; nextAttemptAt: Date | null; now: Date },
-    attempt: NewAttemptRecord,
-  ): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<{ number: number }[]>`
-      WITH finished AS (
-        UPDATE deliveries
-           SET status = ${outcome.status}::delivery_status, attempt_count = attempt_count + 1,
-               next_attempt_at = ${outcome.nextAttemptAt}, lease_token = NULL, lease_expires_at = NULL,
-               manual_attempt = false, updated_at = ${outcome.now}
-         WHERE id = ${deliveryId} AND lease_token = ${token}
-        RETURNING id, attempt_count
-      )
-      INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
-                                     response_excerpt, error, next_attempt_at)
-      SELECT ${attempt.id}, id, attempt_count, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.url},
-             ${attempt.responseStatus}, ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.nextAttemptAt}
-        FROM finished
-      RETURNING number`;
-    return rows.length > 0;
+  async finish(deliveryId: string, token: string, outcome: FinishOutcome, attempt: NewAttemptRecord): Promise<boolean> {
+    return this.finishes.submit({ deliveryId, token, outcome, attempt });
+  }
+
+  private async finishMany(items: FinishItem[]): Promise<boolean[]> {
+    const rows = await this.prisma.sql<{ delivery_id: string }>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
+                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[])
+           AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
+                response_status, response_excerpt, error)
+       ), finished AS (
+         UPDATE deliveries d
+            SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
+                lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
+           FROM input i
+          WHERE d.id = i.delivery_id AND d.lease_token = i.token
+         RETURNING d.id, d.attempt_count
+       )
+       INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
+                                      response_excerpt, error, next_attempt_at)
+       SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
+              i.response_excerpt, i.error, i.next_attempt_at
+         FROM finished f JOIN input i ON i.delivery_id = f.id
+       RETURNING delivery_id`,
+      [
+        items.map((i) => i.deliveryId),
+        items.map((i) => i.token),
+        items.map((i) => i.outcome.status),
+        items.map((i) => i.outcome.nextAttemptAt),
+        items.map((i) => i.outcome.now),
+        items.map((i) => i.attempt.id),
+        items.map((i) => i.attempt.startedAt),
+        items.map((i) => i.attempt.durationMs),
+        items.map((i) => i.attempt.url),
+        items.map((i) => i.attempt.responseStatus),
+        items.map((i) => i.attempt.responseExcerpt),
+        items.map((i) => i.attempt.error),
+      ],
+    );
+    const recorded = new Set(rows.map((row) => row.delivery_id));
+    return items.map((item) => recorded.has(item.deliveryId));
   }
 
   /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
   async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
-    const count = await this.prisma.$executeRaw`
-      UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}
-       WHERE id = ${deliveryId} AND lease_token = ${token}`;
-    return count > 0;
+    const rows = await this.prisma.sql(
+      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [now, deliveryId, token],
+    );
+    return rows.length > 0;
   }
 
   /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
   async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
-    const count = await this.prisma.$executeRaw`
-      UPDATE deliveries SET status = 'pending', next_attempt_at = ${dueAt}, lease_token = NULL, lease_expires_at = NULL, updated_at = ${dueAt}
-       WHERE id = ${deliveryId} AND lease_token = ${token}`;
-    return count > 0;
+    const rows = await this.prisma.sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [dueAt, deliveryId, token],
+    );
+    return rows.length > 0;
   }
 
   /** When the next delivery becomes claimable (due, or its lease runs out); null when none will. */
   async nextClaimableAt(): Promise<Date | null> {
-    const [row] = await this.prisma.$queryRaw<{ at: Date | null }[]>`
-      SELECT LEAST(
-        (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
-        (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')
-      ) AS at`;
+    const [row] = await this.prisma.sql<{ at: Date | null }>(
+      `SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
+                    (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
+    );
     return row?.at ?? null;
   }
 }

@@ -1,11 +1,11 @@
 import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
+import { Batcher } from '../batching/batcher';
+import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope } from './records';
 
-/** Workers LISTEN here; a NOTIFY sent inside the publishing transaction arrives at commit. */
-export const DELIVERY_CHANNEL = 'herald_deliveries';
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface NewEvent {
@@ -26,16 +26,112 @@ export interface PublishedEventRecord {
   deliveryIds: string[];
 }
 
+/**
+ * The event and its delivery (only with a webhook and an active subscription, or for a test
+ * ping) as one statement: both rows commit before the caller answers, or neither does. The
+ * workers are woken afterwards (DeliveryNotifier). $1 event id, $2 application, $3 type,
+ * $4 payload, $5 time, $6 delivery id, $7 ignores subscription.
+ */
+const PUBLISH_SQL = `
+  WITH event AS (
+    INSERT INTO events (id, application_id, event_type, payload, created_at)
+    VALUES ($1, $2, $3, $4, $5)
+    RETURNING id
+  ), delivery AS (
+    INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
+                            next_attempt_at, created_at, updated_at)
+    SELECT $6, (SELECT id FROM event), $2, $3, 'pending', $7, $5, $5, $5
+      FROM webhooks w
+     WHERE w.application_id = $2
+       AND ($7 OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = $3 AND s.active))
+    RETURNING id
+  )
+  SELECT (SELECT id FROM event) AS event_id, (SELECT id FROM delivery) AS delivery_id`;
+
+/**
+ * Many events (one per array element) in one statement and one commit; the rows for each
+ * event are the same as PUBLISH_SQL's. $1 ids, $2 applications, $3 types, $4 payloads,
+ * $5 times, $6 delivery ids, $7 ignores subscription.
+ */
+const PUBLISH_MANY_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[])
+      AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription)
+  ), event AS (
+    INSERT INTO events (id, application_id, event_type, payload, created_at)
+    SELECT event_id, application_id, event_type, payload, created_at FROM input
+    RETURNING id
+  ), delivery AS (
+    INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
+                            next_attempt_at, created_at, updated_at)
+    SELECT i.delivery_id, i.event_id, i.application_id, i.event_type, 'pending', i.ignores_subscription,
+           i.created_at, i.created_at, i.created_at
+      FROM input i
+      JOIN webhooks w ON w.application_id = i.application_id
+     WHERE i.ignores_subscription OR EXISTS (
+             SELECT 1 FROM subscriptions s
+              WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active)
+    RETURNING id, event_id
+  )
+  SELECT event_id, id AS delivery_id FROM delivery`;
+
+/** Runs the publishing statement on the pool or inside a transaction. */
+interface EventWriter {
+  run(text: string, values: unknown[]): Promise<unknown[]>;
+}
+
 @Injectable()
 export class EventRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  /** Concurrent publishes share a statement and a commit (see Batcher). */
+  private readonly batcher = new Batcher<{ scope: ApplicationScope; event: NewEvent }, PublishedEventRecord>((items) =>
+    this.insertMany(items),
+  );
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly notifier: DeliveryNotifier,
+  ) {}
 
   /**
    * Stores the event and, when the application has a webhook and an active subscription to it,
    * its delivery — in one statement, so both commit before the caller answers, or neither does.
    */
   async publish(scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
-    return this.insert(this.prisma, scope, event);
+    const published = await this.batcher.submit({ scope, event });
+    if (published.deliveryIds.length > 0) this.notifier.deliveriesCommitted();
+    return published;
+  }
+
+  /**
+   * One statement for the whole batch. Should it fail on a foreign key (an unknown event type),
+   * each event is written on its own, so only the bad one fails.
+   */
+  private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
+    const single: EventWriter = { run: (text, values) => this.prisma.sql(text, values) };
+    if (items.length === 1) return [await this.insert(single, items[0].scope, items[0].event)];
+    let rows: { event_id: string; delivery_id: string }[];
+    try {
+      rows = await this.prisma.sql(PUBLISH_MANY_SQL, [
+        items.map((i) => i.event.id),
+        items.map((i) => i.scope.applicationId),
+        items.map((i) => i.event.eventType),
+        items.map((i) => i.event.payload),
+        items.map((i) => i.event.createdAt),
+        items.map((i) => i.event.deliveryId),
+        items.map((i) => i.event.ignoresSubscription),
+      ]);
+    } catch (error) {
+      if (classifyDatabaseError(error) !== 'foreign_key_violation') throw error;
+      const settled = await Promise.allSettled(items.map((i) => this.insert(single, i.scope, i.event)));
+      return settled.map((outcome) =>
+        outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+      );
+    }
+    const deliveryOf = new Map(rows.map((row) => [row.event_id, row.delivery_id]));
+    return items.map(({ event }) => {
+      const deliveryId = deliveryOf.get(event.id);
+      return { eventId: event.id, eventType: event.eventType, deliveryIds: deliveryId ? [deliveryId] : [] };
+    });
   }
 
   /**
@@ -49,7 +145,7 @@ export class EventRepository {
     idempotency: { key: string; requestHash: string },
   ): Promise<PublishedEventRecord & { replayed: boolean }> {
     const expiredBefore = new Date(event.createdAt.getTime() - IDEMPOTENCY_WINDOW_MS);
-    return this.prisma.$transaction(async (tx) => {
+    const published = await this.prisma.$transaction(async (tx) => {
       const claimed = await tx.$queryRaw<unknown[]>`
         INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
         VALUES (${scope.applicationId}, ${idempotency.key}, ${idempotency.requestHash}, ${event.id}, ${event.createdAt})
@@ -57,7 +153,8 @@ export class EventRepository {
           SET request_hash = excluded.request_hash, event_id = excluded.event_id, created_at = excluded.created_at
           WHERE k.created_at <= ${expiredBefore}
         RETURNING 1`;
-      if (claimed.length > 0) return { ...(await this.insert(tx, scope, event)), replayed: false };
+      const inTransaction: EventWriter = { run: (text, values) => tx.$queryRawUnsafe<unknown[]>(text, ...values) };
+      if (claimed.length > 0) return { ...(await this.insert(inTransaction, scope, event)), replayed: false };
 
       const [first] = await tx.$queryRaw<{ request_hash: string; event_id: string }[]>`
         SELECT request_hash, event_id FROM idempotency_keys
@@ -78,35 +175,22 @@ export class EventRepository {
         replayed: true,
       };
     });
+    if (!published.replayed && published.deliveryIds.length > 0) this.notifier.deliveriesCommitted();
+    return published;
   }
 
-  private async insert(
-    client: Pick<PrismaService, '$queryRaw'>,
-    scope: ApplicationScope,
-    event: NewEvent,
-  ): Promise<PublishedEventRecord> {
+  private async insert(client: EventWriter, scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
     const app = scope.applicationId;
     try {
-      const [row] = await client.$queryRaw<{ event_id: string; delivery_id: string | null; notified: bigint }[]>`
-        WITH event AS (
-          INSERT INTO events (id, application_id, event_type, payload, created_at)
-          VALUES (${event.id}, ${app}, ${event.eventType}, ${event.payload}, ${event.createdAt})
-          RETURNING id
-        ), delivery AS (
-          INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
-                                  next_attempt_at, created_at, updated_at)
-          SELECT ${event.deliveryId}, (SELECT id FROM event), ${app}, ${event.eventType}, 'pending',
-                 ${event.ignoresSubscription}, ${event.createdAt}, ${event.createdAt}, ${event.createdAt}
-            FROM webhooks w
-           WHERE w.application_id = ${app}
-             AND (${event.ignoresSubscription} OR EXISTS (
-                   SELECT 1 FROM subscriptions s
-                    WHERE s.application_id = ${app} AND s.event_type = ${event.eventType} AND s.active))
-          RETURNING id
-        )
-        SELECT (SELECT id FROM event) AS event_id,
-               (SELECT id FROM delivery) AS delivery_id,
-               (SELECT count(*) FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM delivery) AS n) AS notified`;
+      const [row] = (await client.run(PUBLISH_SQL, [
+        event.id,
+        app,
+        event.eventType,
+        event.payload,
+        event.createdAt,
+        event.deliveryId,
+        event.ignoresSubscription,
+      ])) as { event_id: string; delivery_id: string | null }[];
       return { eventId: row.event_id, eventType: event.eventType, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };
     } catch (error) {
       if (classifyDatabaseError(error) === 'foreign_key_violation') {

@@ -2,6 +2,7 @@ import { AppError, APPLICATION_ID_MAX } from '@herald/contracts';
 import { ApplicationRepository, ApplicationScope } from '@herald/database';
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthenticatedRequest } from '../auth/auth.decorators';
+import { ApplicationDirectory } from './application-directory';
 
 type ScopedRequest = AuthenticatedRequest & { applicationScope?: ApplicationScope; params: Record<string, string> };
 
@@ -12,7 +13,10 @@ type ScopedRequest = AuthenticatedRequest & { applicationScope?: ApplicationScop
  */
 @Injectable()
 export class ApplicationAccessGuard implements CanActivate {
-  constructor(private readonly applications: ApplicationRepository) {}
+  constructor(
+    private readonly directory: ApplicationDirectory,
+    private readonly applications: ApplicationRepository,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<ScopedRequest>();
@@ -20,7 +24,7 @@ export class ApplicationAccessGuard implements CanActivate {
     if (!principal) throw new Error('ApplicationAccessGuard must run after ApiKeyGuard');
 
     const applicationId = parseApplicationId(request.params.application_id);
-    const application = await this.applications.findById(applicationId);
+    const application = await this.directory.find(applicationId);
     if (!application) throw new AppError('APPLICATION_NOT_FOUND', `Application ${applicationId} does not exist.`);
     if (principal.scope !== 'admin' && application.accountId !== principal.accountId) {
       throw new AppError('APPLICATION_FORBIDDEN', `The API key has no access to application ${applicationId}.`);

@@ -1,20 +1,20 @@
-import { hashApiKey } from '@herald/core';
 import { AppError } from '@herald/contracts';
-import { ApiKeyRepository } from '@herald/database';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiKeyCache } from './api-key-cache';
 import { ADMIN_ONLY, AuthenticatedRequest, PUBLIC_ROUTE } from './auth.decorators';
 
 /**
  * Authenticates every route but the public ones. The key arrives as `Authorization: <key>` or
- * `Authorization: Bearer <key>`; only its SHA-256 is looked up, so revocation takes effect on
- * the next request. The seed answers 403 for everything a caller may not do; 401 is never used.
+ * `Authorization: Bearer <key>`; only its SHA-256 is looked up (through ApiKeyCache, which a
+ * revocation empties of that key at once). The seed answers 403 for everything a caller may
+ * not do; 401 is never used.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly apiKeys: ApiKeyRepository,
+    private readonly apiKeys: ApiKeyCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -25,11 +25,11 @@ export class ApiKeyGuard implements CanActivate {
     const key = presentedKey(request.headers.authorization);
     if (!key) throw new AppError('API_KEY_MISSING', 'Send your API key in the Authorization header.');
 
-    const record = await this.apiKeys.findUsableByHash(hashApiKey(key));
-    if (!record) throw new AppError('API_KEY_INVALID', 'The API key is unknown or has been revoked.');
-    request.principal = { keyId: record.id, scope: record.scope, accountId: record.accountId };
+    const principal = await this.apiKeys.principalFor(key);
+    if (!principal) throw new AppError('API_KEY_INVALID', 'The API key is unknown or has been revoked.');
+    request.principal = principal;
 
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && record.scope !== 'admin') {
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && principal.scope !== 'admin') {
       throw new AppError('SCOPE_REQUIRED', 'This route needs an admin API key.');
     }
     return true;

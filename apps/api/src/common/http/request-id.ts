@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * A caller's X-Request-Id is kept when it is safe to log and echo; otherwise Herald makes one.
- * It is echoed on every response and in every error body.
+ * A caller's X-Request-Id is kept when it is safe to log and echo; otherwise Herald makes one
+ * (randomUUID draws from a pooled entropy buffer: cheap enough for every request).
  */
 export function requestIdFor(request: IncomingMessage): string {
   const given = request.headers[REQUEST_ID_HEADER];
   if (typeof given === 'string' && ACCEPTABLE.test(given)) return given;
-  return `req_${randomBytes(8).toString('hex')}`;
+  return `req_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }

@@ -1,34 +1,41 @@
-import { DELIVERY_CHANNEL } from '@herald/database';
 import pg from 'pg';
 
+/** Sent by revocations so every api process drops the key from its cache at once. */
+export const API_KEY_CHANNEL = 'herald_api_keys';
+
 /**
- * LISTENs for the NOTIFY the api sends when it commits a delivery, on one dedicated connection
- * (never a pooled one). If the connection drops it reconnects with backoff and wakes the loop
- * once, because notifications sent meanwhile are lost; the loop's polling covers the gap.
+ * LISTENs on one channel over a dedicated connection (never a pooled one). If the connection
+ * drops it reconnects with backoff and reports `onReconnected`, because notifications sent
+ * meanwhile are lost: the caller catches up its own way (the worker polls, the api forgets its
+ * cached keys).
  */
-export class WakeUpListener {
+export class ChannelListener {
   private client: pg.Client | null = null;
   private stopped = false;
   private retryDelayMs = 500;
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly onWake: () => void,
-    private readonly onError: (error: Error) => void,
+    private readonly channel: string,
+    private readonly handlers: {
+      onNotification: (payload: string) => void;
+      onReconnected?: () => void;
+      onError?: (error: Error) => void;
+    },
   ) {}
 
   async start(): Promise<void> {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', () => this.onWake());
+    client.on('notification', (message) => this.handlers.onNotification(message.payload ?? ''));
     client.on('error', (error) => this.reconnectLater(client, error));
-    client.on('end', () => this.reconnectLater(client, new Error('LISTEN connection ended')));
+    client.on('end', () => this.reconnectLater(client, new Error(`LISTEN ${this.channel} connection ended`)));
     try {
       await client.connect();
-      await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
       this.client = client;
       this.retryDelayMs = 500;
-      this.onWake();
+      this.handlers.onReconnected?.();
     } catch (error) {
       this.reconnectLater(client, error as Error);
     }
@@ -47,7 +54,7 @@ export class WakeUpListener {
     client.removeAllListeners();
     client.on('error', () => undefined);
     client.end().catch(() => undefined);
-    this.onError(error);
+    this.handlers.onError?.(error);
     const delay = this.retryDelayMs;
     this.retryDelayMs = Math.min(this.retryDelayMs * 2, 30_000);
     setTimeout(() => void this.start(), delay).unref();

@@ -1,0 +1,152 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { applyMigrations } from '@herald/database';
+import pg from 'pg';
+import { request } from 'undici';
+
+export const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+export interface RunningProcess {
+  pid: number;
+  child: ChildProcess;
+  output(): string;
+  /** Resident set size now, in MB (from /proc). */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A throw-away database on the local PostgreSQL with Herald's migrations, and the api and
+ * worker processes started against it exactly as production runs them (dist/main.js).
+ */
+export class BenchEnvironment {
+  private readonly processes: RunningProcess[] = [];
+
+  private constructor(
+    readonly serverUrl: string | null,
+    readonly databaseName: string,
+    readonly databaseUrl: string,
+  ) {}
+
+  /** Processes against a database someone else owns (the embedded one); dispose() drops nothing. */
+  static async onDatabase(databaseUrl: string): Promise<BenchEnvironment> {
+    await applyMigrations(databaseUrl);
+    return new BenchEnvironment(null, '', databaseUrl);
+  }
+
+  static async create(serverUrl: string): Promise<BenchEnvironment> {
+    const name = `herald_bench_${randomBytes(4).toString('hex')}`;
+    await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    await applyMigrations(url.toString());
+    return new BenchEnvironment(serverUrl, name, url.toString());
+  }
+
+  /** Starts the api; `cpu` pins it to one core (taskset) so the load generator can have the other. */
+  async startApi(env: NodeJS.ProcessEnv = {}, cpu?: number): Promise<RunningProcess & { url: string }> {
+    const port = await freePort();
+    const started = this.spawn(require.resolve('@herald/api/dist/main.js'), { PORT: String(port), ...env }, cpu);
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntil(async () => (await request(`${url}/readyz`)).statusCode === 200, 30_000, started);
+    return { ...started, url };
+  }
+
+  /** Logs at info (its readiness line; the worker logs nothing per attempt at that level). */
+  async startWorker(env: NodeJS.ProcessEnv = {}, cpu?: number): Promise<RunningProcess> {
+    const started = this.spawn(require.resolve('@herald/worker/dist/main.js'), { ...env, HERALD_LOG_LEVEL: 'info' }, cpu);
+    await waitUntil(async () => started.output().includes('worker started'), 30_000, started);
+    return started;
+  }
+
+  async sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<T[]> {
+    return withClient(this.databaseUrl, async (client) => (await client.query<T>(text, params)).rows);
+  }
+
+  async dispose(): Promise<void> {
+    for (const running of [...this.processes]) await running.stop();
+    if (!this.serverUrl) return;
+    await withClient(this.serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`));
+  }
+
+  private spawn(entry: string, env: NodeJS.ProcessEnv, cpu?: number): RunningProcess {
+    const command = HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), process.execPath, entry]] : [process.execPath, [entry]];
+    const child = spawn(command[0] as string, command[1] as string[], {
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: this.databaseUrl,
+        HERALD_ADMIN_KEY: ADMIN_KEY,
+        HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+        HERALD_LOG_LEVEL: 'info',
+        HERALD_RATE_LIMIT_PER_SECOND: '0',
+        ...env,
+      },
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+    child.stderr?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const running: RunningProcess = {
+      pid: child.pid!,
+      child,
+      output: () => output,
+      rssMb: () => residentMb(child.pid!),
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+        const index = this.processes.indexOf(running);
+        if (index >= 0) this.processes.splice(index, 1);
+      },
+    };
+    this.processes.push(running);
+    return running;
+  }
+}
+
+/** The RSS of a process (under taskset the node process is the child itself: taskset execs). */
+export function residentMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, running: RunningProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (running.child.exitCode !== null) throw new Error(`process exited early:\n${running.output()}`);
+    try {
+      if (await check()) return;
+    } catch {
+      // not ready yet
+    }
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${running.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export { HAS_TASKSET };

@@ -1,0 +1,61 @@
+import http from 'node:http';
+import net from 'node:net';
+
+/**
+ * The receiver for delivery benchmarks, on 127.0.0.1: records when each webhook-id arrived and
+ * answers at once (or as `reply` decides). The same sink serves Herald and the bare-client
+ * baseline, so their ratio compares like with like.
+ */
+export class BenchSink {
+  readonly arrivals = new Map<string, number[]>();
+  count = 0;
+  private server: http.Server;
+  private waiters: { count: number; resolve: () => void }[] = [];
+  port = 0;
+
+  constructor(private reply: (webhookId: string, nth: number) => number = () => 200) {
+    this.server = http.createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const id = String(req.headers['webhook-id'] ?? '');
+        const times = this.arrivals.get(id) ?? [];
+        times.push(performance.timeOrigin + performance.now());
+        this.arrivals.set(id, times);
+        this.count++;
+        res.writeHead(this.reply(id, times.length), { 'content-type': 'text/plain', 'content-length': '2' });
+        res.end('ok');
+        this.waiters = this.waiters.filter((w) => (this.count >= w.count ? (w.resolve(), false) : true));
+      });
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  reset(reply?: (webhookId: string, nth: number) => number): void {
+    this.arrivals.clear();
+    this.count = 0;
+    if (reply) this.reply = reply;
+  }
+
+  /** Resolves when `count` requests have arrived in total. */
+  waitFor(count: number, timeoutMs: number): Promise<void> {
+    if (this.count >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sink got ${this.count} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}

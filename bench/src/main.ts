@@ -1,0 +1,52 @@
+import { apiRead } from './benchmarks/api-read';
+import { apiWrite } from './benchmarks/api-write';
+import { memory, workerScale } from './benchmarks/backlog';
+import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
+import { embedded } from './benchmarks/embedded';
+import { BenchContext } from './harness/context';
+import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
+
+/** Every benchmark, in the order the table lists them. */
+export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<BenchResult>> = {
+  'api-read': apiRead,
+  'api-write': apiWrite,
+  'delivery-throughput': deliveryThroughput,
+  'delivery-latency': deliveryLatency,
+  'retry-timing': retryTiming,
+  memory,
+  'worker-scale': workerScale,
+  embedded,
+};
+
+export async function runBenchmarks(names: string[], context: BenchContext): Promise<BenchResult[]> {
+  const unknown = names.filter((name) => !BENCHMARKS[name]);
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  const results: BenchResult[] = [];
+  for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
+    process.stdout.write(`running ${name}…\n`);
+    results.push(await BENCHMARKS[name](context));
+  }
+  return results;
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const names = args.filter((arg) => !arg.startsWith('--'));
+  const context: BenchContext = {
+    quick,
+    seconds: quick ? 1 : 10,
+    serverUrl: process.env.HERALD_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+  };
+  runBenchmarks(names, context).then(
+    (results) => {
+      printTable(results);
+      console.log(`\nresults in ${RESULTS_DIR}/`);
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

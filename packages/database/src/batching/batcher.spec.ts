@@ -1,0 +1,54 @@
+import { Batcher } from './batcher';
+
+describe('Batcher', () => {
+  it('writes a lone item at once, and groups items that arrive while a write is in flight', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return items.map((item) => item * 10);
+    });
+    const first = batcher.submit(1);
+    const rest = [2, 3, 4].map((n) => batcher.submit(n));
+    release();
+    expect(await first).toBe(10);
+    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('rejects every item of a failed batch and keeps going', async () => {
+    const batcher = new Batcher<number, number>(async (items) => {
+      if (items.includes(2)) throw new Error('bad batch');
+      return items;
+    }, 1);
+    await expect(batcher.submit(2)).rejects.toThrow('bad batch');
+    await expect(batcher.submit(3)).resolves.toBe(3);
+  });
+
+  it('fails only the items the writer reports as errors', async () => {
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number>(async (items) => {
+      if (items.length === 1 && items[0] === 0) await new Promise<void>((resolve) => (release = resolve));
+      return items.map((item) => (item === 2 ? new Error('item 2 is bad') : item));
+    });
+    const first = batcher.submit(0);
+    const [one, two, three] = [1, 2, 3].map((n) => batcher.submit(n));
+    release();
+    await expect(first).resolves.toBe(0);
+    await expect(one).resolves.toBe(1);
+    await expect(two).rejects.toThrow('item 2 is bad');
+    await expect(three).resolves.toBe(3);
+  });
+
+  it('splits the queue into batches of at most maxBatch', async () => {
+    const sizes: number[] = [];
+    const batcher = new Batcher<number, number>(async (items) => {
+      sizes.push(items.length);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return items;
+    }, 3);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => batcher.submit(i)));
+    expect(sizes).toEqual([1, 3, 3, 1]);
+  });
+});
