@@ -5,10 +5,12 @@ const { existsSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const resultFiles = () =>
-  ['apps', 'packages'].flatMap((group) =>
+const resultFiles = () => [
+  ...['apps', 'packages'].flatMap((group) =>
     readdirSync(path.join(root, group)).map((name) => path.join(root, group, name, '.jest-results.json')),
-  );
+  ),
+  path.join(root, 'bench', '.jest-results.json'),
+];
 
 for (const file of resultFiles()) rmSync(file, { force: true });
 const turbo = spawnSync('turbo', ['run', 'typecheck', 'test', '--concurrency=1'], { stdio: 'inherit', cwd: root, shell: false });

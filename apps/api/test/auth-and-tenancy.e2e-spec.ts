@@ -143,6 +143,27 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
       expect(again.body.data.revoked_at).toBe(first.body.data.revoked_at);
     });
 
+    it('are refused at once by every api process once revoked, though each caches valid keys', async () => {
+      const other = await createTestApp({ databaseUrl: t.db.url });
+      try {
+        const { id, key } = await t.fixtures.apiKey(owner.accountId);
+        const read = (app: TestApp) => app.http.get(`/application/${owner.applicationId}/webhook/subscription`).set('Authorization', key);
+        expect((await read(other)).status).not.toBe(403);
+        expect((await read(t)).status).not.toBe(403);
+        await t.http.delete(`/admin/api_keys/${id}`).set('Authorization', ADMIN_KEY).expect(200);
+        expectError(await read(t), 403, '403-02');
+        // The other process had the key cached; the revocation's NOTIFY evicts it there.
+        let answer = await read(other);
+        for (let tries = 0; answer.status !== 403 && tries < 20; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          answer = await read(other);
+        }
+        expectError(answer, 403, '403-02');
+      } finally {
+        await other.app.close();
+      }
+    });
+
     it('answers 404-06 when revoking a key that does not exist', async () => {
       expectError(await t.http.delete('/admin/api_keys/key_nope').set('Authorization', ADMIN_KEY), 404, '404-06');
     });

@@ -82,6 +82,7 @@ export class BenchEnvironment {
         HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
         HERALD_LOG_LEVEL: 'info',
         HERALD_RATE_LIMIT_PER_SECOND: '0',
+        ...(process.env.HERALD_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_NODE_OPTIONS } : {}),
         ...env,
       },
     });

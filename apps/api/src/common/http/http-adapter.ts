@@ -1,4 +1,5 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { largestBodyLimit } from './body-limits';
@@ -9,10 +10,9 @@ export function createHttpAdapter(logger: Logger): FastifyAdapter {
   return new FastifyAdapter({
     loggerInstance: logger,
     // configureApp logs one line per request instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: largestBodyLimit(),
     requestIdHeader: false,
-    requestIdLogLabel: 'requestId',
     genReqId: (request: IncomingMessage) => requestIdFor(request),
   });
 }
