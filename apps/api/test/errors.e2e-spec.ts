@@ -145,6 +145,28 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
   });
 
   describe('the database going away', () => {
+    it('survives the server killing its idle connections, and serves the next request', async () => {
+      const app = await createTestApp({ databaseUrl: t.db.url });
+      try {
+        const path = `/application/${tenant.applicationId}/webhook`;
+        expect((await app.http.get(path).set('Authorization', tenant.key)).status).toBe(200);
+        const server = new URL(t.db.url);
+        const admin = new URL(t.db.url);
+        admin.pathname = '/postgres';
+        const { sql } = await import('./support/sql');
+        await sql(admin.toString(), 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+          server.pathname.slice(1),
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        // A request that meets a dead pooled connection may fail once with 503; the process lives on.
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push((await app.http.get(path).set('Authorization', tenant.key)).status);
+        expect(statuses[statuses.length - 1]).toBe(200);
+      } finally {
+        await app.app.close();
+      }
+    });
+
     it('answers 503-00 with Retry-After, on routes and on /readyz, and recovers when it is back', async () => {
       const server = new URL(t.db.url);
       const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });

@@ -1,5 +1,5 @@
 import { StartupError } from '@herald/core';
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
@@ -30,6 +30,9 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
       max: options.poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
+    // An idle connection the server drops (restart, failover, pg_terminate_backend) is re-emitted
+    // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.
+    pool.on('error', (error) => new Logger(PrismaService.name).warn(`idle database connection lost: ${error.message}`));
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
     this.where = describeServer(options.url);

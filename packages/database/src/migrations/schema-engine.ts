@@ -82,6 +82,7 @@ function engineAdapterFactory(pool: pg.Pool, databaseUrl: string): SqlMigrationA
       const shadowUrl = new URL(databaseUrl);
       shadowUrl.pathname = `/${name}`;
       const shadowPool = new pg.Pool({ connectionString: shadowUrl.toString(), max: 2 });
+      shadowPool.on('error', () => undefined);
       const shadow = reportCharColumns(await new PrismaPg(shadowPool).connect());
       const dispose = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
@@ -151,6 +152,7 @@ export interface OpenedSchemaEngine {
 export async function openSchemaEngine(databaseUrl: string, schema: string): Promise<OpenedSchemaEngine> {
   const { SchemaEngine } = await loadBindings();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  pool.on('error', () => undefined); // an idle connection dropped by the server: the pool replaces it
   const adapter = bindMigrationAwareSqlAdapterFactory(engineAdapterFactory(pool, databaseUrl));
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => undefined, adapter);
   return {
