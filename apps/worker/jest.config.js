@@ -1,7 +1,2 @@
-module.exports = {
-  ...require('../../jest.preset.js'),
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  testTimeout: 60_000,
-  maxWorkers: 2,
-};
+// Delivery specs run the worker in-process and as processes, against a sink on 127.0.0.1.
+module.exports = { ...require('../../jest.database.preset.js'), testTimeout: 60_000 };

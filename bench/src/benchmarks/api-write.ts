@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { BenchContext } from '../harness/context';
-import { ADMIN_KEY, BenchEnvironment } from '../harness/environment';
+import { BenchEnvironment } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
 import { LoadResult, requestLoad } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
@@ -21,7 +21,6 @@ export async function apiWrite(context: BenchContext): Promise<BenchResult> {
     const client = new HeraldClient(api.url, 8);
     const { key, applicationIds } = await client.tenant(context.quick ? 5 : APPLICATIONS, 'https://example.com/hook');
     await client.close();
-    void ADMIN_KEY;
 
     let next = 0;
     const put = (overallRate?: number): Promise<LoadResult> =>

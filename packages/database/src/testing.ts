@@ -1,4 +1,3 @@
 // Test helpers, kept out of the main entry point: import from '@herald/database/dist/testing'.
 export * from './testing/config/test-server';
-export * from './testing/jest-global';
 export * from './testing/test-databases';

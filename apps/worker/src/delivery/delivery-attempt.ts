@@ -1,5 +1,4 @@
 import {
-  AttemptResult,
   Clock,
   CLOCK,
   HERALD_VERSION,
@@ -74,10 +73,6 @@ export class DeliveryAttempt {
       nextAttemptAt,
     });
     if (!recorded) return 'lease_lost';
-    return outcomeOf(step.status, result);
+    return step.status === 'pending' ? 'retry_scheduled' : step.status;
   }
-}
-
-function outcomeOf(status: 'succeeded' | 'failed' | 'pending', _result: AttemptResult): AttemptOutcome {
-  return status === 'pending' ? 'retry_scheduled' : status;
 }

@@ -65,11 +65,6 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     await this.listener?.stop();
   }
 
-  /** Attempts running now; for tests and metrics. */
-  get inFlightCount(): number {
-    return this.inFlight.size;
-  }
-
   private async loop(): Promise<void> {
     // Under load, claim once a quarter of the slots are free rather than one slot at a time:
     // each claim is two round trips, whatever its size.

@@ -1,3 +1,0 @@
-import { jestGlobalSetup } from '@herald/database/dist/testing';
-
-export default jestGlobalSetup;

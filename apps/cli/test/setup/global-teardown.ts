@@ -1,3 +1,0 @@
-import { jestGlobalTeardown } from '@herald/database/dist/testing';
-
-export default jestGlobalTeardown;
