@@ -8,6 +8,7 @@ export * from './delivery/webhook-body';
 export * from './destinations/destination-policy';
 export * from './event-types/event-type-name';
 export * from './ids/id-generator';
+export * from './rate-limit/token-buckets';
 export * from './retry/retry-policy';
 export * from './time/clock';
 export * from './time/tokens';

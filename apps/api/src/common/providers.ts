@@ -2,8 +2,9 @@ import { Clock, CLOCK, DestinationPolicy, HERALD_CONFIG, HeraldConfig, ID_GENERA
 import { Global, Module } from '@nestjs/common';
 import { ApplicationDirectory } from './access/application-directory';
 import { ApiKeyCache } from './auth/api-key-cache';
+import { ApiKeyRateLimiter } from './rate-limit/api-key-rate-limiter';
 
-/** Time, ids, the destination rules and the request-path caches, shared by every module. */
+/** Time, ids, the destination rules, the request-path caches and the rate limiter, shared by every module. */
 @Global()
 @Module({
   providers: [
@@ -15,8 +16,9 @@ import { ApiKeyCache } from './auth/api-key-cache';
       useFactory: (config: HeraldConfig) => new DestinationPolicy(config.delivery.allowedTargetCidrs),
     },
     ApiKeyCache,
+    ApiKeyRateLimiter,
     ApplicationDirectory,
   ],
-  exports: [CLOCK, ID_GENERATOR, DestinationPolicy, ApiKeyCache, ApplicationDirectory],
+  exports: [CLOCK, ID_GENERATOR, DestinationPolicy, ApiKeyCache, ApiKeyRateLimiter, ApplicationDirectory],
 })
 export class CommonProvidersModule {}

@@ -41,6 +41,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
     HERALD_LOG_LEVEL: 'silent',
     HERALD_DB_POOL_SIZE: '4',
+    // The limiter runs on every request, but high enough that fixtures never trip it;
+    // rate-limit.e2e-spec.ts sets real limits.
+    HERALD_RATE_LIMIT_PER_SECOND: '1000000',
+    HERALD_RATE_LIMIT_BURST: '1000000',
     ...options.env,
   });
   const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });

@@ -1,6 +1,7 @@
 import { AppError } from '@herald/contracts';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiKeyRateLimiter } from '../rate-limit/api-key-rate-limiter';
 import { ApiKeyCache } from './api-key-cache';
 import { ADMIN_ONLY, AuthenticatedRequest, PUBLIC_ROUTE } from './auth.decorators';
 
@@ -8,13 +9,14 @@ import { ADMIN_ONLY, AuthenticatedRequest, PUBLIC_ROUTE } from './auth.decorator
  * Authenticates every route but the public ones. The key arrives as `Authorization: <key>` or
  * `Authorization: Bearer <key>`; only its SHA-256 is looked up (through ApiKeyCache, which a
  * revocation empties of that key at once). The seed answers 403 for everything a caller may
- * not do; 401 is never used.
+ * not do; 401 is never used. A valid key then spends one token of its rate limit.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeyCache,
+    private readonly rateLimiter: ApiKeyRateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,6 +30,8 @@ export class ApiKeyGuard implements CanActivate {
     const principal = await this.apiKeys.principalFor(key);
     if (!principal) throw new AppError('API_KEY_INVALID', 'The API key is unknown or has been revoked.');
     request.principal = principal;
+    // Counted once the key is known to be valid, so nobody can spend another caller's budget.
+    this.rateLimiter.spend(principal.keyId);
 
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && principal.scope !== 'admin') {
       throw new AppError('SCOPE_REQUIRED', 'This route needs an admin API key.');

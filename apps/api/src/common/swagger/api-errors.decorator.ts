@@ -3,7 +3,13 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 
 /** Errors every authenticated route can answer with. */
-export const AUTH_ERRORS: ErrorKind[] = ['API_KEY_MISSING', 'API_KEY_INVALID', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+export const AUTH_ERRORS: ErrorKind[] = [
+  'API_KEY_MISSING',
+  'API_KEY_INVALID',
+  'TOO_MANY_REQUESTS',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 /** Plus those of every route under /application/{application_id}. */
 export const APPLICATION_ERRORS: ErrorKind[] = [
   ...AUTH_ERRORS,
