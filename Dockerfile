@@ -22,4 +22,6 @@ HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://1
 CMD ["sh", "-c", "node apps/cli/dist/main.js migrate && exec node apps/api/dist/main.js"]
 
 FROM runtime AS worker
+# Prometheus scrapes the worker's /metrics here (HERALD_WORKER_METRICS_PORT; 0 turns it off).
+EXPOSE 9464
 CMD ["node", "apps/worker/dist/main.js"]

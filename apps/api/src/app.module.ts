@@ -11,6 +11,7 @@ import { ErrorCodeModule } from './error-codes/error-code.module';
 import { EventTypeModule } from './event-types/event-type.module';
 import { EventModule } from './events/event.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { SubscriptionModule } from './subscriptions/subscription.module';
 import { WebhookModule } from './webhooks/webhook.module';
 
@@ -27,6 +28,7 @@ export class AppModule {
         DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
         CommonProvidersModule,
         HealthModule,
+        MetricsModule,
         ErrorCodeModule,
         EventTypeModule,
         WebhookModule,

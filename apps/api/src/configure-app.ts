@@ -6,9 +6,10 @@ import { RouteTable } from './common/http/route-table';
 import { setupSwagger } from './common/swagger/swagger';
 import { NestPinoLogger } from './common/logging/logger';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
+import { ApiMetrics } from './metrics/api-metrics';
 
-/** Probed by orchestrators every few seconds: not worth a log line each. */
-const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+/** Probed by orchestrators and Prometheus every few seconds: not worth a log line each. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Everything the HTTP pipeline needs beyond the modules. main.ts and every e2e test call this,
@@ -20,11 +21,13 @@ export function configureApp(app: NestFastifyApplication): void {
   const routes = new RouteTable();
   routes.listen(fastify);
   registerJsonBodyParser(fastify);
+  const metrics = app.get(ApiMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
     const path = request.url.split('?')[0];
     if (!QUIET_PATHS.has(path)) {
       const level = reply.statusCode >= 500 ? 'error' : reply.statusCode >= 400 ? 'warn' : 'info';

@@ -61,6 +61,7 @@ describe('herald start', () => {
     const port = await freePort();
     const env = {
       PORT: String(port),
+      HERALD_WORKER_METRICS_PORT: String(await freePort()),
       HERALD_DATA_DIR: dataDir,
       HERALD_ADMIN_KEY: ADMIN_KEY,
       HERALD_LOG_LEVEL: 'warn',
@@ -93,8 +94,10 @@ describe('herald start', () => {
   it('uses the PostgreSQL server in DATABASE_URL, and the admin commands reach it', async () => {
     const db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
     const port = await freePort();
+    const workerMetricsPort = await freePort();
     const env = {
       PORT: String(port),
+      HERALD_WORKER_METRICS_PORT: String(workerMetricsPort),
       DATABASE_URL: db.url,
       HERALD_ADMIN_KEY: ADMIN_KEY,
       HERALD_LOG_LEVEL: 'warn',
@@ -111,6 +114,12 @@ describe('herald start', () => {
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stderr).error.code).toBe('404-06');
       await deliverOneEvent(`http://127.0.0.1:${port}`, 9);
+
+      // Both processes report to Prometheus: the api the queue (now empty), the worker its work.
+      const apiMetrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(apiMetrics).toMatch(/^herald_deliveries_queued\{state="due"\} 0$/m);
+      const workerMetrics = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+      expect(workerMetrics).toMatch(/^herald_delivery_outcomes_total\{outcome="succeeded"\} 1$/m);
     } finally {
       expect((await running.stop()).code).toBe(0);
       await db.drop();

@@ -3,6 +3,7 @@ import { DatabaseModule } from '@herald/database';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { DeliveryModule } from './delivery/delivery.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 /** Configuration, time and ids for every module of the worker. */
 @Global()
@@ -30,6 +31,7 @@ export class WorkerModule {
         WorkerFoundationModule.forRoot(config),
         LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
         DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
+        MetricsModule,
         DeliveryModule,
       ],
     };

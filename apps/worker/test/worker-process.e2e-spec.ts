@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
 
 const WORKER = path.resolve(__dirname, '../dist/main.js');
 
 function startWorker(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, ...env } });
+  const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, HERALD_WORKER_METRICS_PORT: '0', ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -46,6 +47,20 @@ describe('the worker process', () => {
     expect(await worker.exit).toBe(1);
     expect(worker.output()).toMatch(/Cannot reach the database at 127.0.0.1:1\/.*Can't reach database server/);
     expect(worker.output()).not.toMatch(/ at .*node_modules/);
+  });
+
+  it('refuses to start, naming the variable, when its metrics port is taken', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const worker = startWorker({ DATABASE_URL: db.url, HERALD_WORKER_METRICS_PORT: String(port) });
+      expect(await worker.exit).toBe(1);
+      expect(worker.output()).toContain(`HERALD_WORKER_METRICS_PORT: 127.0.0.1:${port} is already in use`);
+      expect(worker.output()).not.toContain('worker started');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('names a bad variable and exits without connecting', async () => {

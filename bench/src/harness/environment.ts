@@ -84,6 +84,8 @@ export class BenchEnvironment {
         // Limiting stays on, so its cost is in every figure, but far above any load a benchmark makes.
         HERALD_RATE_LIMIT_PER_SECOND: '1000000',
         HERALD_RATE_LIMIT_BURST: '1000000',
+        // Several workers share this machine; their metrics are still recorded, only not served.
+        HERALD_WORKER_METRICS_PORT: '0',
         ...(process.env.HERALD_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_NODE_OPTIONS } : {}),
         ...env,
       },

@@ -10,6 +10,7 @@ import {
 } from '@herald/core';
 import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { WorkerMetrics } from '../metrics/worker-metrics';
 import { WebhookSender } from './webhook-sender';
 
 export type AttemptOutcome = 'succeeded' | 'failed' | 'retry_scheduled' | 'cancelled' | 'released' | 'lease_lost';
@@ -24,6 +25,7 @@ export class DeliveryAttempt {
   constructor(
     private readonly queue: DeliveryQueueRepository,
     private readonly sender: WebhookSender,
+    private readonly metrics: WorkerMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
@@ -46,6 +48,7 @@ export class DeliveryAttempt {
       'webhook-signature': signatureHeader(context.secrets, context.event.id, timestamp, body),
     };
     const result = await this.sender.send({ url: webhook.url, headers, body }, shutdown);
+    this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
       // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.
       return (await this.queue.release(claimed.id, token, this.clock.now())) ? 'released' : 'lease_lost';

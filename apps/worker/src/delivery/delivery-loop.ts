@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { AttemptContextRecord, ChannelListener, ClaimedDelivery, DELIVERY_CHANNEL, DeliveryQueueRepository } from '@herald/database';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { WorkerMetrics } from '../metrics/worker-metrics';
 import { DeliveryAttempt } from './delivery-attempt';
 
 /** At most this many deliveries are claimed in one statement. */
@@ -38,7 +39,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly attempt: DeliveryAttempt,
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: WorkerMetrics,
   ) {
+    metrics.observeInFlight(() => this.inFlight.size);
     this.listener =
       config.database.embedded || !config.database.url
         ? null
@@ -117,7 +120,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     this.perHost.set(host, onHost + 1);
     const task = this.attempt
       .run(delivery, context, token, this.shutdown.signal)
-      .then((outcome) => this.logger.debug({ deliveryId: delivery.id, outcome }, 'attempt finished'))
+      .then((outcome) => {
+        this.metrics.recordOutcome(outcome);
+        this.logger.debug({ deliveryId: delivery.id, outcome }, 'attempt finished');
+      })
       .catch((error) =>
         // The lease will run out and another attempt will follow; nothing is lost.
         this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be recorded'),

@@ -48,6 +48,8 @@ export class TestWorker {
       HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
       HERALD_LOG_LEVEL: 'silent',
       HERALD_DB_POOL_SIZE: '4',
+      // Many test workers run at once; worker-metrics.e2e-spec.ts gives its own a port.
+      HERALD_WORKER_METRICS_PORT: '0',
       ...env,
     });
     const data = await NestFactory.createApplicationContext(DatabaseModule.forRoot({ url: database.url, poolSize: 4 }), { logger: false });

@@ -25,6 +25,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
         hostConcurrency: 16,
       },
       rateLimit: { perSecond: 100, burst: 200 },
+      metrics: { workerPort: 9464 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
     });
@@ -43,6 +44,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_WORKER_HOST_CONCURRENCY: '2',
       HERALD_RATE_LIMIT_PER_SECOND: '0',
       HERALD_RATE_LIMIT_BURST: '10',
+      HERALD_WORKER_METRICS_PORT: '0',
       HERALD_LOG_LEVEL: 'DEBUG',
       HERALD_DATA_DIR: '/var/lib/herald',
       HERALD_EMBEDDED_DATABASE: '1',
@@ -58,6 +60,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       hostConcurrency: 2,
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
+    expect(config.metrics).toEqual({ workerPort: 0 });
     expect(config.log.level).toBe('debug');
   });
 
@@ -72,6 +75,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_DELIVERY_TIMEOUT_SECONDS', '0', /HERALD_DELIVERY_TIMEOUT_SECONDS: must be an integer from 1 to 300/],
     ['HERALD_WORKER_CONCURRENCY', '-4', /HERALD_WORKER_CONCURRENCY/],
     ['HERALD_RATE_LIMIT_BURST', '0', /HERALD_RATE_LIMIT_BURST/],
+    ['HERALD_WORKER_METRICS_PORT', '65536', /HERALD_WORKER_METRICS_PORT/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
   ])('names %s when it is %p', (name, value, message) => {

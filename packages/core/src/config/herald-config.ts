@@ -26,6 +26,8 @@ export interface HeraldConfig {
     hostConcurrency: number;
   };
   rateLimit: { perSecond: number; burst: number };
+  /** The worker's Prometheus endpoint; 0 turns it off (the api serves /metrics on its own port). */
+  metrics: { workerPort: number };
   log: { level: LogLevel };
   embedded: { dataDir: string };
 }
@@ -124,6 +126,7 @@ const environmentSchema = z.object({
   HERALD_WORKER_HOST_CONCURRENCY: integer(16, 1, 1_024),
   HERALD_RATE_LIMIT_PER_SECOND: integer(100, 0, 1_000_000),
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
+  HERALD_WORKER_METRICS_PORT: integer(9464, 0, 65_535),
   HERALD_LOG_LEVEL: z
     .string()
     .optional()
@@ -170,6 +173,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
       hostConcurrency: e.HERALD_WORKER_HOST_CONCURRENCY,
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
+    metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },
     log: { level: e.HERALD_LOG_LEVEL },
     embedded: { dataDir: e.HERALD_DATA_DIR },
   };

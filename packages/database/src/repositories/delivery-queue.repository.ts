@@ -41,6 +41,13 @@ interface FinishItem {
 }
 
 /** An attempt to record; the database numbers it. */
+export interface DeliveryBacklog {
+  due: number;
+  scheduled: number;
+  sending: number;
+  oldestDueSeconds: number;
+}
+
 export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
 
 interface ContextRow {
@@ -234,5 +241,29 @@ export class DeliveryQueueRepository {
                     (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
     );
     return row?.at ?? null;
+  }
+
+  /**
+   * The queue at `now`, for /metrics: deliveries due and not yet claimed, scheduled for a later
+   * retry, and claimed by a worker; and how long the oldest due one has waited (0 when none).
+   * Reads only the pending and sending rows, through the status indexes.
+   */
+  async backlog(now: Date): Promise<DeliveryBacklog> {
+    const [row] = await this.prisma.sql<{ due: string; scheduled: string; sending: string; oldest_due_at: Date | null }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending' AND next_attempt_at <= $1) AS due,
+              count(*) FILTER (WHERE status = 'pending' AND next_attempt_at > $1) AS scheduled,
+              count(*) FILTER (WHERE status = 'sending') AS sending,
+              min(next_attempt_at) FILTER (WHERE status = 'pending') AS oldest_due_at
+         FROM deliveries
+        WHERE status IN ('pending', 'sending')`,
+      [now],
+    );
+    const oldestDueAt = row?.oldest_due_at ?? null;
+    return {
+      due: Number(row?.due ?? 0),
+      scheduled: Number(row?.scheduled ?? 0),
+      sending: Number(row?.sending ?? 0),
+      oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
+    };
   }
 }

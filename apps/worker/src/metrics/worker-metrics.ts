@@ -1,0 +1,52 @@
+import { AttemptResult } from '@herald/core';
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AttemptOutcome } from '../delivery/delivery-attempt';
+
+/**
+ * What this worker process did, for Prometheus (PRODUCT.md §7). Counters only grow while the
+ * process lives; Prometheus' rate() copes with restarts. The queue's depth is the api's to
+ * report (it reads the table), so a scrape of any worker costs no query.
+ */
+@Injectable()
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  private readonly outcomes = new Counter({
+    name: 'herald_delivery_outcomes_total',
+    help: 'Claimed deliveries by what became of them: succeeded, failed, retry_scheduled, cancelled, released or lease_lost.',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly attempts = new Histogram({
+    name: 'herald_delivery_attempt_duration_seconds',
+    help: "Time from sending a webhook to the receiver's full answer, by response class (2xx…5xx) or error kind.",
+    labelNames: ['response'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  recordAttempt(result: AttemptResult): void {
+    const response = result.status !== null ? `${Math.floor(result.status / 100)}xx` : (result.error ?? 'network_error');
+    this.attempts.observe({ response }, result.durationMs / 1000);
+  }
+
+  recordOutcome(outcome: AttemptOutcome): void {
+    this.outcomes.inc({ outcome });
+  }
+
+  /** Reads the number of attempts in flight at each scrape, rather than tracking every change. */
+  observeInFlight(read: () => number): void {
+    new Gauge({
+      name: 'herald_worker_attempts_in_flight',
+      help: 'Delivery attempts this worker has in flight right now.',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+}
