@@ -6,7 +6,7 @@ import { loadConfig } from './config/load-config';
 import { WorkerModule } from './worker.module';
 
 /**
- * Starts the worker: connects to the database (PrismaService fails start-up loudly if it
+ * Starts the worker: connects to the database (PgPool fails start-up loudly if it
  * cannot), then runs until SIGTERM or SIGINT and closes its connections before exiting.
  */
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 import { CLOCK, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, systemClock, UlidIdGenerator } from '@herald/core';
-import { DatabaseModule } from '@herald/database';
+// Not the package's main entry: that loads Prisma, which the worker does not use.
+import { DeliveryQueueModule } from '@herald/database/dist/queue';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { DeliveryModule } from './delivery/delivery.module';
@@ -30,7 +31,7 @@ export class WorkerModule {
       imports: [
         WorkerFoundationModule.forRoot(config),
         LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
-        DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
+        DeliveryQueueModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
         MetricsModule,
         DeliveryModule,
       ],

@@ -73,7 +73,9 @@ export class BenchEnvironment {
   }
 
   private spawn(entry: string, env: NodeJS.ProcessEnv, cpu?: number): RunningProcess {
-    const command = HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), process.execPath, entry]] : [process.execPath, [entry]];
+    // HERALD_BENCH_NODE_ARGS: flags NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    const node = [process.execPath, ...(process.env.HERALD_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), entry];
+    const command = HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), ...node]] : [node[0], node.slice(1)];
     const child = spawn(command[0] as string, command[1] as string[], {
       env: {
         PATH: process.env.PATH,

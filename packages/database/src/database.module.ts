@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryNotifier } from './notifications/delivery-notifier';
-import { DATABASE_OPTIONS, DatabaseOptions, PrismaService } from './prisma.service';
+import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
+import { PrismaService } from './prisma.service';
 import { AccountRepository } from './repositories/account.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ApplicationRepository } from './repositories/application.repository';
@@ -32,8 +33,8 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       global: true,
-      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PrismaService, DeliveryNotifier, ...REPOSITORIES],
-      exports: [PrismaService, DeliveryNotifier, ...REPOSITORIES],
+      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PgPool, PrismaService, DeliveryNotifier, ...REPOSITORIES],
+      exports: [PgPool, PrismaService, DeliveryNotifier, ...REPOSITORIES],
     };
   }
 }

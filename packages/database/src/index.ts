@@ -4,6 +4,7 @@ export * from './migrations/migration-files';
 export * from './migrations/migration-runner';
 export * from './notifications/channel-listener';
 export * from './notifications/delivery-notifier';
+export * from './pg-pool';
 export * from './prisma.service';
 export * from './repositories/account.repository';
 export * from './repositories/api-key.repository';

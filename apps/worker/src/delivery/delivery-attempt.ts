@@ -8,7 +8,7 @@ import {
   signatureHeader,
   webhookBody,
 } from '@herald/core';
-import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database';
+import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/dist/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { WebhookSender } from './webhook-sender';

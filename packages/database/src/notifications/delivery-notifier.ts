@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '../prisma.service';
+import { PgPool } from '../pg-pool';
+import { DELIVERY_CHANNEL } from './delivery-channel';
 
-/** Workers LISTEN here; a NOTIFY tells them a delivery is due now. */
-export const DELIVERY_CHANNEL = 'herald_deliveries';
+export { DELIVERY_CHANNEL };
 
 /**
  * Wakes the workers after deliveries were committed. PostgreSQL serialises the commits of
@@ -19,7 +19,7 @@ export class DeliveryNotifier {
   private sending = false;
   private again = false;
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly pg: PgPool) {}
 
   deliveriesCommitted(): void {
     if (this.sending) {
@@ -34,7 +34,7 @@ export class DeliveryNotifier {
     do {
       this.again = false;
       try {
-        await this.prisma.sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
+        await this.pg.sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
       } catch (error) {
         this.logger.warn(`could not wake the workers (they will poll): ${(error as Error).message}`);
       }

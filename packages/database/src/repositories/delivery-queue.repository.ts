@@ -1,7 +1,7 @@
 import type { BackoffType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
-import { PrismaService } from '../prisma.service';
+import { PgPool } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from './records';
 
 export interface ClaimedDelivery {
@@ -73,20 +73,20 @@ interface ContextRow {
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
- * across an HTTP call. These run once per attempt, so they go straight to the pool (prisma.sql).
+ * across an HTTP call. These run once per attempt, so they go straight to the pool (PgPool), never through Prisma.
  */
 @Injectable()
 export class DeliveryQueueRepository {
   private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly pg: PgPool) {}
 
   /**
    * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
    * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
    */
   async claim(options: { limit: number; token: string; now: Date; leaseUntil: Date; busyHosts: string[] }): Promise<ClaimedDelivery[]> {
-    const rows = await this.prisma.sql<{
+    const rows = await this.pg.sql<{
       id: string;
       event_id: string;
       application_id: number;
@@ -123,7 +123,7 @@ export class DeliveryQueueRepository {
 
   async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
-    const rows = await this.prisma.sql<ContextRow>(
+    const rows = await this.pg.sql<ContextRow>(
       `SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
               w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type::text AS backoff_type, w.backoff_value, w.headers,
               s.ensure_delivery, s.active,
@@ -175,7 +175,7 @@ export class DeliveryQueueRepository {
   }
 
   private async finishMany(items: FinishItem[]): Promise<boolean[]> {
-    const rows = await this.prisma.sql<{ delivery_id: string }>(
+    const rows = await this.pg.sql<{ delivery_id: string }>(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
                               $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[])
@@ -216,7 +216,7 @@ export class DeliveryQueueRepository {
 
   /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
   async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
-    const rows = await this.prisma.sql(
+    const rows = await this.pg.sql(
       `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
         WHERE id = $2 AND lease_token = $3 RETURNING id`,
       [now, deliveryId, token],
@@ -226,7 +226,7 @@ export class DeliveryQueueRepository {
 
   /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
   async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
-    const rows = await this.prisma.sql(
+    const rows = await this.pg.sql(
       `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
         WHERE id = $2 AND lease_token = $3 RETURNING id`,
       [dueAt, deliveryId, token],
@@ -236,7 +236,7 @@ export class DeliveryQueueRepository {
 
   /** When the next delivery becomes claimable (due, or its lease runs out); null when none will. */
   async nextClaimableAt(): Promise<Date | null> {
-    const [row] = await this.prisma.sql<{ at: Date | null }>(
+    const [row] = await this.pg.sql<{ at: Date | null }>(
       `SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
                     (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
     );
@@ -249,7 +249,7 @@ export class DeliveryQueueRepository {
    * Reads only the pending and sending rows, through the status indexes.
    */
   async backlog(now: Date): Promise<DeliveryBacklog> {
-    const [row] = await this.prisma.sql<{ due: string; scheduled: string; sending: string; oldest_due_at: Date | null }>(
+    const [row] = await this.pg.sql<{ due: string; scheduled: string; sending: string; oldest_due_at: Date | null }>(
       `SELECT count(*) FILTER (WHERE status = 'pending' AND next_attempt_at <= $1) AS due,
               count(*) FILTER (WHERE status = 'pending' AND next_attempt_at > $1) AS scheduled,
               count(*) FILTER (WHERE status = 'sending') AS sending,

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
+import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope } from './records';
 
@@ -89,6 +90,7 @@ export class EventRepository {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly pg: PgPool,
     private readonly notifier: DeliveryNotifier,
   ) {}
 
@@ -107,11 +109,11 @@ export class EventRepository {
    * each event is written on its own, so only the bad one fails.
    */
   private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
-    const single: EventWriter = { run: (text, values) => this.prisma.sql(text, values) };
+    const single: EventWriter = { run: (text, values) => this.pg.sql(text, values) };
     if (items.length === 1) return [await this.insert(single, items[0].scope, items[0].event)];
     let rows: { event_id: string; delivery_id: string }[];
     try {
-      rows = await this.prisma.sql(PUBLISH_MANY_SQL, [
+      rows = await this.pg.sql(PUBLISH_MANY_SQL, [
         items.map((i) => i.event.id),
         items.map((i) => i.scope.applicationId),
         items.map((i) => i.event.eventType),

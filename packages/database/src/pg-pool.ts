@@ -1,0 +1,65 @@
+import { StartupError } from '@herald/core';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import pg from 'pg';
+
+export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+}
+
+/** Connecting is the only wait a request may spend on an unreachable database before it gets 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The process's one `pg` pool: Prisma runs on it (PrismaService), and the few statements run per
+ * event and per attempt go to it directly, where Prisma's query engine cost most of the time
+ * (bench/). The worker uses only this, so it never loads Prisma (about 60 MB of RSS).
+ * Connects at start-up and fails loudly if it cannot: a process without its database is useless.
+ */
+@Injectable()
+export class PgPool implements OnModuleInit, OnApplicationShutdown {
+  readonly pool: pg.Pool;
+  private readonly where: string;
+
+  constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // An idle connection the server drops (restart, failover, pg_terminate_backend) is re-emitted
+    // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.
+    this.pool.on('error', (error) => new Logger(PgPool.name).warn(`idle database connection lost: ${error.message}`));
+    this.where = describeServer(options.url);
+  }
+
+  async sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query<T>(text, values)).rows;
+  }
+
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.pool.query('SELECT 1');
+    } catch (error) {
+      const reason = (error as Error).message || (error as Error).name;
+      throw new StartupError(`Cannot reach the database at ${this.where} (DATABASE_URL): ${reason}`, { cause: error });
+    }
+  }
+
+  /**
+   * Closed in the last shutdown phase: Nest calls onModuleDestroy before
+   * beforeApplicationShutdown, where the worker lets attempts in flight record their results
+   * (and the api finishes its requests), so the pool must outlive both.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** host:port/database, never the credentials a connection string may carry. */
+function describeServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'the configured server';
+  }
+}
