@@ -59,6 +59,8 @@ export function isValidCidr(value: string): boolean {
   }
 }
 
+const DOTTED_QUAD = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
 /**
  * The IP address a URL names literally, or null when its host is a name. WHATWG URL parsing
  * already normalises the odd IPv4 spellings (`http://2130706433/` is 127.0.0.1).
@@ -71,5 +73,9 @@ export function ipLiteralHost(url: string): string | null {
     return null;
   }
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  // The URL parser has already turned every IPv4 form (0x7f.1, 2130706433) into dotted decimal
+  // and bracketed IPv6, so a name is recognised without asking ipaddr.js, whose parser throws
+  // and catches internally for every name (measured: 5% of the api's CPU on PUT webhook).
+  if (!DOTTED_QUAD.test(bare) && !bare.includes(':')) return null;
   return ipaddr.isValid(bare) && (ipaddr.IPv4.isValidFourPartDecimal(bare) || bare.includes(':')) ? bare : null;
 }

@@ -1,5 +1,6 @@
 import type { BackoffType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
+import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from './records';
 
@@ -15,7 +16,10 @@ interface WebhookRow {
 
 @Injectable()
 export class WebhookRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pg: PgPool,
+  ) {}
 
   async find(scope: ApplicationScope): Promise<WebhookRecord | null> {
     const rows = await this.prisma.$queryRaw<WebhookRow[]>`
@@ -27,27 +31,41 @@ export class WebhookRepository {
   /**
    * Creates or replaces the configuration in one statement. A webhook row that is new gets its
    * first signing secret in the same statement, so concurrent first writes cannot create two.
+   * On the pg pool: the busiest write of the configuration API (bench api-write).
    */
   async upsert(scope: ApplicationScope, webhook: WebhookRecord, firstSecret: { id: string; secret: string }): Promise<WebhookRecord> {
     const { url, retryEnabled, retryPolicy: policy, headers } = webhook;
-    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
-      WITH saved AS (
-        INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type,
-                              backoff_value, headers)
-        VALUES (${scope.applicationId}, ${url}, ${destinationHost(url)}, ${retryEnabled}::smallint, ${policy.retryValue},
-                ${policy.maxRetries}, ${policy.backoffType}::backoff_type, ${policy.backoffValue}, ${JSON.stringify(headers)}::json)
-        ON CONFLICT (application_id) DO UPDATE SET
-          url = excluded.url, destination_host = excluded.destination_host, retry_enabled = excluded.retry_enabled,
-          retry_value = excluded.retry_value,
-          max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
-          backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
-        RETURNING application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers,
-                  (xmax = 0) AS created
-      ), first_secret AS (
-        INSERT INTO webhook_secrets (id, application_id, secret)
-        SELECT ${firstSecret.id}, application_id, ${firstSecret.secret} FROM saved WHERE created
-      )
-      SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers FROM saved`;
+    const rows = await this.pg.sql<WebhookRow>(
+      `WITH saved AS (
+         INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type,
+                               backoff_value, headers)
+         VALUES ($1, $2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json)
+         ON CONFLICT (application_id) DO UPDATE SET
+           url = excluded.url, destination_host = excluded.destination_host, retry_enabled = excluded.retry_enabled,
+           retry_value = excluded.retry_value,
+           max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
+           backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
+         RETURNING application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers,
+                   (xmax = 0) AS created
+       ), first_secret AS (
+         INSERT INTO webhook_secrets (id, application_id, secret)
+         SELECT $10, application_id, $11 FROM saved WHERE created
+       )
+       SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers FROM saved`,
+      [
+        scope.applicationId,
+        url,
+        destinationHost(url),
+        retryEnabled,
+        policy.retryValue,
+        policy.maxRetries,
+        policy.backoffType,
+        policy.backoffValue,
+        JSON.stringify(headers),
+        firstSecret.id,
+        firstSecret.secret,
+      ],
+    );
     return toRecord(rows[0]);
   }
 
