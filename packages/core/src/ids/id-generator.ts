@@ -1,5 +1,5 @@
-import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { randomPool } from '../random/random-pool';
 
 export type IdPrefix = 'acc' | 'key' | 'sec' | 'evt' | 'dlv' | 'att';
 
@@ -11,25 +11,9 @@ export interface IdGenerator {
   next(prefix: IdPrefix): string;
 }
 
-/**
- * The same CSPRNG bytes ulid's default generator uses, drawn from a 4 KiB buffer: by default it
- * makes one randomBytes(1) call per character, 16 per id, which cost 4% of the api's CPU on a
- * write (bench api-write). Like ulid, a byte b becomes b / 0xff.
- */
-export function bufferedRandom(size = 4096): () => number {
-  const pool = Buffer.alloc(size);
-  let next = size;
-  return () => {
-    if (next === size) {
-      randomFillSync(pool);
-      next = 0;
-    }
-    return pool[next++] / 0xff;
-  };
-}
-
 export class UlidIdGenerator implements IdGenerator {
-  private readonly ulid = monotonicFactory(bufferedRandom());
+  // ulid's default source makes a system call per character; the pool gives the same CSPRNG bytes.
+  private readonly ulid = monotonicFactory(() => randomPool.unit());
 
   constructor(private readonly now: () => number = Date.now) {}
 
