@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'undici';
 import { BenchContext } from '../harness/context';
@@ -8,7 +8,20 @@ import { getLoad } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
 import { round } from '../harness/stats';
 
-/** GET /error_codes/{code} with an account key, against bare node:http serving the same JSON. */
+/** A baseline server in its own process on CPU 0, answering `body`. */
+async function startServer(script: 'bare-server' | 'bare-nest-server', body: string): Promise<{ process: ChildProcess; url: string }> {
+  const port = await freePort();
+  const args = [require.resolve(`../harness/${script}`)];
+  const env = { ...process.env, PORT: String(port), BODY: body };
+  const child = HAS_TASKSET ? spawn('taskset', ['-c', '0', process.execPath, ...args], { env }) : spawn(process.execPath, args, { env });
+  await once(child.stdout!, 'data');
+  return { process: child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * GET /error_codes/{code} with an account key, against bare node:http serving the same JSON;
+ * and, for the record, a no-op route on the same framework (Nest + Fastify) as a floor.
+ */
 export async function apiRead(context: BenchContext): Promise<BenchResult> {
   const environment = await BenchEnvironment.create(context.serverUrl);
   const connections = context.quick ? 10 : 100;
@@ -20,19 +33,17 @@ export async function apiRead(context: BenchContext): Promise<BenchResult> {
     const body = await (await request(`${api.url}${path}`, { headers: { authorization: key } })).body.text();
     await client.close();
 
-    const port = await freePort();
-    const bareArgs = [require.resolve('../harness/bare-server')];
-    const bare = HAS_TASKSET
-      ? spawn('taskset', ['-c', '0', process.execPath, ...bareArgs], { env: { ...process.env, PORT: String(port), BODY: body } })
-      : spawn(process.execPath, bareArgs, { env: { ...process.env, PORT: String(port), BODY: body } });
-    await once(bare.stdout!, 'data');
+    const bare = await startServer('bare-server', body);
+    const floor = await startServer('bare-nest-server', body);
 
     const load = (url: string, seconds: number) => getLoad(url, { connections, seconds, headers: { Authorization: key }, cpu: 1 });
-    await load(`${api.url}${path}`, 1); // warm-up: JIT and connection pools
-    await load(`http://127.0.0.1:${port}/`, 1);
+    // Warm-up: JIT and connection pools.
+    for (const url of [`${api.url}${path}`, `${bare.url}/`, `${floor.url}${path}`]) await load(url, 1);
     const herald = await load(`${api.url}${path}`, context.seconds);
-    const baseline = await load(`http://127.0.0.1:${port}/`, context.seconds);
-    bare.kill('SIGTERM');
+    const baseline = await load(`${bare.url}/`, context.seconds);
+    const framework = await load(`${floor.url}${path}`, context.seconds);
+    bare.process.kill('SIGTERM');
+    floor.process.kill('SIGTERM');
 
     const ratio = herald.requestsPerSecond / baseline.requestsPerSecond;
     return writeResult({
@@ -47,6 +58,21 @@ export async function apiRead(context: BenchContext): Promise<BenchResult> {
           ratio: round(ratio, 3),
           target: '>= 60% of baseline',
           pass: ratio >= 0.6,
+        },
+        {
+          // Not a target: how much of the gap is the framework's own (a no-op Nest + Fastify route).
+          metric: 'framework floor',
+          value: framework.requestsPerSecond,
+          unit: 'req/s',
+          baseline: { name: 'node:http', value: baseline.requestsPerSecond },
+          ratio: round(framework.requestsPerSecond / baseline.requestsPerSecond, 3),
+        },
+        {
+          metric: 'herald vs floor',
+          value: herald.requestsPerSecond,
+          unit: 'req/s',
+          baseline: { name: 'Nest+Fastify no-op', value: framework.requestsPerSecond },
+          ratio: round(herald.requestsPerSecond / framework.requestsPerSecond, 3),
         },
         { metric: 'latency p50', value: herald.p50, unit: 'ms', baseline: { name: 'node:http', value: baseline.p50 } },
         { metric: 'latency p99', value: herald.p99, unit: 'ms', baseline: { name: 'node:http', value: baseline.p99 } },
