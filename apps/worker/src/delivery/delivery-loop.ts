@@ -32,6 +32,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private running: Promise<void> | null = null;
   private stopping = false;
   private wakePending = false;
+  /** When the next delivery falls due, as last read after a claim; null: none known. */
+  private nextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
 
   constructor(
@@ -74,18 +76,20 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     const worthClaiming = Math.max(1, Math.min(CLAIM_BATCH, Math.floor(this.config.delivery.workerConcurrency / 4)));
     while (!this.stopping) {
       const free = this.config.delivery.workerConcurrency - this.inFlight.size;
-      let claimedAll = false;
-      if (free >= worthClaiming || (free > 0 && this.inFlight.size === 0)) {
+      const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
+      let shortClaim = false;
+      if (free > 0 && (free >= worthClaiming || this.inFlight.size === 0 || somethingDue)) {
         const limit = Math.min(free, CLAIM_BATCH);
         try {
-          claimedAll = (await this.claimAndStart(limit)) === limit;
+          if ((await this.claimAndStart(limit)) === limit) continue; // more may be waiting
+          shortClaim = true;
         } catch (error) {
           this.logger.error({ err: error }, 'claiming deliveries failed; retrying shortly');
           await this.sleep(ERROR_BACKOFF_MS);
           continue;
         }
       }
-      if (!claimedAll) await this.waitForWork();
+      await this.waitForWork(shortClaim);
     }
   }
 
@@ -142,12 +146,23 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return [...this.perHost].filter(([, count]) => count >= this.config.delivery.hostConcurrency).map(([host]) => host);
   }
 
-  private async waitForWork(): Promise<void> {
+  /**
+   * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
+   * attempt wakes it sooner. The database is asked when that is only after a claim that took
+   * everything due: asking on every wake-up cost a query per finished attempt (bench/).
+   */
+  private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
+    if (afterShortClaim) {
+      const now = this.clock.now().getTime();
+      const next = (await this.queue.nextClaimableAt().catch(() => null))?.getTime() ?? null;
+      // Still due just after a claim that left it: its host is at this worker's cap, and a
+      // finishing attempt will wake the loop. Waiting for it by time would spin.
+      this.nextDueAt = next !== null && next > now ? next : null;
+    }
     let waitMs = poll;
-    if (this.inFlight.size < this.config.delivery.workerConcurrency) {
-      const next = await this.queue.nextClaimableAt().catch(() => null);
-      if (next) waitMs = Math.max(0, Math.min(poll, next.getTime() - this.clock.now().getTime()));
+    if (this.nextDueAt !== null && this.inFlight.size < this.config.delivery.workerConcurrency) {
+      waitMs = Math.max(0, Math.min(poll, this.nextDueAt - this.clock.now().getTime()));
     }
     await this.sleep(waitMs);
   }
