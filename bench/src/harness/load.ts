@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { HAS_TASKSET } from './environment';
+import { percentile, round } from './stats';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -50,5 +51,44 @@ function fromAutocannon(result: AutocannonJson): LoadResult {
     p99: result.latency.p99,
     errors: result.errors,
     non2xx: result.non2xx,
+  };
+}
+
+/**
+ * An open-loop load at a steady rate: request i is due at start + i / rate, and its latency
+ * counts from that moment, so a stall shows as the queue it causes (no coordinated omission).
+ * autocannon's overallRate sends each second's quota in a burst at the start of the second,
+ * which measures queueing behind its own bursts rather than the server at that rate.
+ */
+export async function pacedLoad(rate: number, seconds: number, send: (i: number) => Promise<number>): Promise<LoadResult> {
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  const pending: Promise<void>[] = [];
+  const origin = performance.now();
+  for (let i = 0; i < total; ) {
+    const now = performance.now();
+    for (; i < total && origin + (i * 1000) / rate <= now; i++) {
+      const due = origin + (i * 1000) / rate;
+      pending.push(
+        send(i).then(
+          (status) => {
+            latencies.push(performance.now() - due);
+            if (status < 200 || status >= 300) non2xx++;
+          },
+          () => void errors++,
+        ),
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(pending);
+  return {
+    requestsPerSecond: Math.round(latencies.length / ((performance.now() - origin) / 1000)),
+    p50: round(percentile(latencies, 50), 1),
+    p99: round(percentile(latencies, 99), 1),
+    errors,
+    non2xx,
   };
 }
