@@ -34,6 +34,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private wakePending = false;
   /** When the next delivery falls due, as last read after a claim; null: none known. */
   private nextDueAt: number | null = null;
+  /** The time the last claim took due deliveries up to. */
+  private lastClaimAt = 0;
   private wakeWaiter: (() => void) | null = null;
 
   constructor(
@@ -96,6 +98,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private async claimAndStart(limit: number): Promise<number> {
     this.wakePending = false;
     const now = this.clock.now();
+    this.lastClaimAt = now.getTime();
     const token = randomUUID();
     const claimed = await this.queue.claim({
       limit,
@@ -154,11 +157,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
     if (afterShortClaim) {
-      const now = this.clock.now().getTime();
       const next = (await this.queue.nextClaimableAt().catch(() => null))?.getTime() ?? null;
-      // Still due just after a claim that left it: its host is at this worker's cap, and a
-      // finishing attempt will wake the loop. Waiting for it by time would spin.
-      this.nextDueAt = next !== null && next > now ? next : null;
+      // Due already when the claim ran, yet not taken: its host is at this worker's cap (or
+      // another worker is claiming it). A finishing attempt wakes the loop; waiting for it by
+      // time would spin. Anything that fell due after the claim is claimed at once.
+      this.nextDueAt = next !== null && next > this.lastClaimAt ? next : null;
     }
     let waitMs = poll;
     if (this.nextDueAt !== null && this.inFlight.size < this.config.delivery.workerConcurrency) {
