@@ -175,6 +175,25 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
     expect(delivery.attempts[2].nextAttemptAt).toBeNull();
   });
 
+  it('starts retries that fall due one after another on time, not at the next poll', async () => {
+    sink.respond((n) => ({ status: n <= 150 ? 500 : 200 }));
+    const app = await worker.application({ url: sink.url(), policy: { retryValue: 1, maxRetries: 1, backoffType: 'fixed' } });
+    const ids = await Promise.all(Array.from({ length: 150 }, () => worker.publish(app)));
+    await sink.waitFor(300, 20_000);
+    for (const id of ids) await worker.settled(app, id!);
+    const [row] = await worker.sql<{ latest_ms: number; earliest_ms: number }>(
+      `SELECT max(extract(epoch FROM (second.started_at - first.next_attempt_at)) * 1000) AS latest_ms,
+              min(extract(epoch FROM (second.started_at - first.next_attempt_at)) * 1000) AS earliest_ms
+         FROM delivery_attempts first
+         JOIN delivery_attempts second ON second.delivery_id = first.delivery_id AND second.number = 2
+        WHERE first.number = 1 AND first.delivery_id = ANY($1)`,
+      [ids],
+    );
+    expect(Number(row.earliest_ms)).toBeGreaterThanOrEqual(0);
+    // The poll interval is 1 s: a loop that waited for it would show here.
+    expect(Number(row.latest_ms)).toBeLessThan(600);
+  });
+
   it('reads the URL, headers and policy stored when each attempt starts', async () => {
     sink.respond(() => ({ status: 500 }));
     const second = await new Sink().start();
