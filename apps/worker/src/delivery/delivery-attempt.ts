@@ -11,9 +11,9 @@ import {
 import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/dist/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
+import { AttemptOutcome } from './attempt-outcome';
 import { WebhookSender } from './webhook-sender';
 
-export type AttemptOutcome = 'succeeded' | 'failed' | 'retry_scheduled' | 'cancelled' | 'released' | 'lease_lost';
 
 /**
  * One attempt of one claimed delivery, with the configuration stored at this moment: cancelled

@@ -1,7 +1,7 @@
 import { AttemptResult } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AttemptOutcome } from '../delivery/delivery-attempt';
+import { ATTEMPT_OUTCOMES, AttemptOutcome } from '../delivery/attempt-outcome';
 
 /**
  * What this worker process did, for Prometheus (PRODUCT.md §7). Counters only grow while the
@@ -27,6 +27,8 @@ export class WorkerMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // Every outcome from the start at 0, so rate() and alerts see a series before the first event.
+    for (const outcome of ATTEMPT_OUTCOMES) this.outcomes.labels({ outcome }).inc(0);
   }
 
   recordAttempt(result: AttemptResult): void {
