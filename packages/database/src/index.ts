@@ -3,6 +3,7 @@ export * from './database.module';
 export * from './migrations/migration-files';
 export * from './migrations/migration-runner';
 export * from './notifications/channel-listener';
+export * from './notifications/delivery-channel';
 export * from './notifications/delivery-notifier';
 export * from './pg-pool';
 export * from './prisma.service';

@@ -1,7 +1,7 @@
 import { Clock, CLOCK } from '@herald/core';
 import { DeliveryQueueRepository } from '@herald/database';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * What the api process serves at /metrics (PRODUCT.md §7): its own requests and process

@@ -14,7 +14,6 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
 import { WebhookSender } from './webhook-sender';
 
-
 /**
  * One attempt of one claimed delivery, with the configuration stored at this moment: cancelled
  * if the webhook or (for a subscribed event) the active subscription is gone; otherwise signed,

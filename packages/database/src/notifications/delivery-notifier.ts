@@ -2,8 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
 import { DELIVERY_CHANNEL } from './delivery-channel';
 
-export { DELIVERY_CHANNEL };
-
 /**
  * Wakes the workers after deliveries were committed. PostgreSQL serialises the commits of
  * every transaction that NOTIFYs on one global lock, so a NOTIFY inside each publishing

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { DELIVERY_CHANNEL } from '../notifications/delivery-notifier';
+import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { ApplicationScope, DeliveryAttemptRecord, Page } from './records';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';

@@ -40,7 +40,7 @@ interface FinishItem {
   attempt: NewAttemptRecord;
 }
 
-/** An attempt to record; the database numbers it. */
+/** The queue as /metrics reports it (DeliveryQueueRepository.backlog). */
 export interface DeliveryBacklog {
   due: number;
   scheduled: number;
@@ -48,6 +48,7 @@ export interface DeliveryBacklog {
   oldestDueSeconds: number;
 }
 
+/** An attempt to record; the database numbers it. */
 export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
 
 interface ContextRow {
@@ -73,7 +74,8 @@ interface ContextRow {
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
- * across an HTTP call. These run once per attempt, so they go straight to the pool (PgPool), never through Prisma.
+ * across an HTTP call. These run once per attempt, so they go straight to the pool (PgPool),
+ * never through Prisma.
  */
 @Injectable()
 export class DeliveryQueueRepository {
