@@ -4,7 +4,7 @@ import { NestPinoLogger } from '../src/common/logging/logger';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
-import { startTcpProxy } from './support/tcp-proxy';
+import { proxyDatabase } from './support/tcp-proxy';
 
 /**
  * Walks every way a request can fail outside a route's own rules, and checks each answer has
@@ -168,11 +168,8 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
     });
 
     it('answers 503-00 with Retry-After, on routes and on /readyz, and recovers when it is back', async () => {
-      const server = new URL(t.db.url);
-      const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-      const viaProxy = new URL(t.db.url);
-      viaProxy.port = String(proxy.port);
-      const app = await createTestApp({ databaseUrl: viaProxy.toString() });
+      const { proxy, url } = await proxyDatabase(t.db.url);
+      const app = await createTestApp({ databaseUrl: url });
       try {
         const path = `/application/${tenant.applicationId}/webhook`;
         expect((await app.http.get(path).set('Authorization', tenant.key)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { sql } from './support/sql';
-import { startTcpProxy } from './support/tcp-proxy';
+import { proxyDatabase } from './support/tcp-proxy';
 import { Tenant } from './support/fixtures';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
 
@@ -94,11 +94,8 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
   });
 
   it('still answers while the database is away, leaving out the queue rather than stale figures', async () => {
-    const server = new URL(t.db.url);
-    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    const viaProxy = new URL(t.db.url);
-    viaProxy.port = String(proxy.port);
-    const app = await createTestApp({ databaseUrl: viaProxy.toString() });
+    const { proxy, url } = await proxyDatabase(t.db.url);
+    const app = await createTestApp({ databaseUrl: url });
     try {
       const before = await scrape(app);
       expect(sample(before, 'herald_deliveries_queued{state="due"}')).toBe(0);

@@ -33,3 +33,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     resume: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
   };
 }
+
+/** A proxy in front of the server in `databaseUrl`, and the same URL pointed through it. */
+export async function proxyDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const server = new URL(databaseUrl);
+  const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}
