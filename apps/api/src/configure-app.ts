@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { errorEnvelope } from './common/errors/error-envelope';
 import { registerJsonBodyParser } from './common/http/json-body-parser';
+import { answerConnectRequests, requestLineProblem } from './common/http/protocol-errors';
 import { REQUEST_ID_HEADER } from './common/http/request-id';
 import { RouteTable } from './common/http/route-table';
 import { setupSwagger } from './common/swagger/swagger';
@@ -22,8 +24,14 @@ export function configureApp(app: NestFastifyApplication): void {
   routes.listen(fastify);
   registerJsonBodyParser(fastify);
   const metrics = app.get(ApiMetrics);
+  answerConnectRequests(app.getHttpServer(), fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    const problem = requestLineProblem(request);
+    if (problem) {
+      void reply.status(problem.status).send(errorEnvelope(problem, String(request.id)));
+      return;
+    }
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {

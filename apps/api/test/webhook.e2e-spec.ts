@@ -105,6 +105,24 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       await refused({ ...VALID_WEBHOOK, retry_enabled: value }, '400-02', 'retry_enabled');
     });
 
+    it('says a retry field must be an integer when given a string or a fraction, not that it is out of range', async () => {
+      const res = await put(withRetry({ retry_value: '30' }));
+      expect(res.body.error.details).toEqual([{ field: 'retry_config.retry_value', message: 'retry_config.retry_value must be an integer (got a string)' }]);
+      const fraction = await put(withRetry({ max_retries: 2.5 }));
+      expect(fraction.body.error.details).toEqual([
+        { field: 'retry_config.max_retries', message: 'retry_config.max_retries must be an integer (got the fraction 2.5)' },
+      ]);
+      const flag = await put({ ...VALID_WEBHOOK, retry_enabled: true });
+      expect(flag.body.error.details).toEqual([{ field: 'retry_enabled', message: 'retry_enabled must be the integer 0 or 1' }]);
+    });
+
+    it('lets backoff_value be omitted for fixed backoff only (0 is stored)', async () => {
+      const res = await put({ ...VALID_WEBHOOK, retry_config: { retry_value: 10, max_retries: 2, backoff_type: 'fixed' } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.retry_config).toEqual({ retry_value: 10, max_retries: 2, backoff_type: 'fixed', backoff_value: 0 });
+      await refused({ ...VALID_WEBHOOK, retry_config: { retry_value: 10, max_retries: 2, backoff_type: 'linear' } }, '400-02', 'retry_config.backoff_value');
+    });
+
     it('refuses non-integer retry fields, including numeric strings', async () => {
       await refused(withRetry({ retry_value: '30' }), '400-02', 'retry_config.retry_value');
       await refused(withRetry({ max_retries: 2.5 }), '400-02', 'retry_config.max_retries');
@@ -176,15 +194,43 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       ['http://10.0.0.1/h', 'private'],
       ['http://192.168.1.10/h', 'private'],
       ['http://172.16.0.5/h', 'private'],
-      ['http://169.254.169.254/latest/meta-data', 'linkLocal'],
-      ['http://100.64.0.1/h', 'carrierGradeNat'],
+      ['http://169.254.169.254/latest/meta-data', 'link-local'],
+      ['http://100.64.0.1/h', 'carrier-grade NAT'],
       ['http://0.0.0.0/h', 'unspecified'],
       ['http://224.0.0.1/h', 'multicast'],
-      ['http://[fd00::1]/h', 'uniqueLocal'],
+      ['http://[fd00::1]/h', 'unique-local'],
       ['http://[::ffff:10.0.0.1]/h', 'private'],
       ['http://0x0a000001/h', 'private'],
     ])('refuses the IP literal in %s (%s)', async (url, range) => {
       await refusedUrl(url, new RegExp(range));
+    });
+
+    it.each([
+      ['http://[::127.0.0.1]/h', 'IPv4-compatible'],
+      ['http://[::a9fe:a9fe]/h', 'IPv4-compatible'],
+      ['http://[::8.8.8.8]/h', 'IPv4-compatible'],
+      ['http://[64:ff9b::127.0.0.1]/h', 'NAT64'],
+      ['http://[64:ff9b:1::a00:1]/h', 'NAT64'],
+      ['http://[2002:7f00:1::1]/h', '6to4'],
+      ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h', 'Teredo'],
+      ['http://[::ffff:0:127.0.0.1]/h', 'SIIT'],
+    ])('refuses %s: an IPv6 form that embeds an IPv4 address (%s), even with 127.0.0.0/8 allow-listed', async (url, form) => {
+      await refusedUrl(url, new RegExp(form));
+    });
+
+    it('says why an address is refused in a sentence', async () => {
+      const res = await put({ ...VALID_WEBHOOK, url: 'http://10.1.2.3/h' });
+      expect(res.body.error.message).toBe("The webhook URL's host 10.1.2.3 is a private address; Herald only delivers to public addresses.");
+    });
+
+    it.each([
+      ['a line feed', 'https://example.com/h\nX-Injected: 1'],
+      ['a carriage return', 'https://example.com/\rh'],
+      ['a tab', 'https://exa\tmple.com/h'],
+      ['a NUL', 'https://example.com/h\u0000'],
+      ['a space', 'https://example.com/a b'],
+    ])('refuses a url containing %s (400-05), though the URL parser would drop it', async (_, url) => {
+      await refusedUrl(url, /spaces or control characters/);
     });
 
     it('accepts public IP literals and host names (names are checked at each connection)', async () => {
@@ -205,6 +251,27 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       expectError(res, 400, code);
       expect(res.body.error.details).toContainEqual({ field, message: expect.stringMatching(message) });
     };
+
+    it('keeps header names that are Object.prototype names exactly, in order, through PUT and GET', async () => {
+      const headers = '{"toString":"x","hasOwnProperty":"y","valueOf":"z","constructor":"c","__proto__":"p"}';
+      const body = `{"url":"https://example.com/h","retry_enabled":0,"headers":${headers}}`;
+      const res = await t.http
+        .put(`/application/${tenant.applicationId}/webhook`)
+        .set('Authorization', tenant.key)
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expect(res.status).toBe(200);
+      const stored = (text: string) => Object.entries(JSON.parse(text).data.headers);
+      const expected = [['toString', 'x'], ['hasOwnProperty', 'y'], ['valueOf', 'z'], ['constructor', 'c'], ['__proto__', 'p']];
+      expect(stored(res.text)).toEqual(expected);
+      const read = await t.http.get(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key);
+      expect(stored(read.text)).toEqual(expected);
+    });
+
+    it('refuses a NUL or a line break in a header value with 400-06, naming the header', async () => {
+      await refusedHeaders({ 'X-Token': 'a\u0000b' }, 'headers.X-Token', /CR, LF or NUL/);
+      await refusedHeaders({ 'X-Token': 'a\r\nX-Evil: 1' }, 'headers.X-Token', /CR, LF or NUL/);
+    });
 
     it('accepts 20 headers with names of 256 and values of 4096 characters', async () => {
       const headers: Record<string, string> = { ['X'.repeat(256)]: 'v'.repeat(4096) };

@@ -1,4 +1,4 @@
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, issueApiKey } from '@herald/core';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, issueApiKey } from '@herald/core';
 import {
   AccountDto,
   ApiKeyDto,
@@ -10,6 +10,7 @@ import {
   CreatedApiKeyDto,
   CreateEventTypeRequest,
   EventTypeDto,
+  quoteInput,
 } from '@herald/contracts';
 import {
   AccountRepository,
@@ -63,10 +64,10 @@ export class AdminService {
   }
 
   async revokeApiKey(id: string): Promise<ApiKeyDto> {
-    const record = await this.apiKeys.revoke(id, this.clock.now());
+    const record = isIdOf('key', id) ? await this.apiKeys.revoke(id, this.clock.now()) : null;
     // Other api processes hear of it through NOTIFY; this one (and the embedded database's) directly.
     this.keyCache.forget(id);
-    if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${id} does not exist.`);
+    if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${quoteInput(id)} does not exist.`);
     return toApiKeyDto(record);
   }
 

@@ -1,5 +1,5 @@
-import { Clock, CLOCK } from '@herald/core';
-import { AppError, DEFAULT_PAGE_SIZE, DeliveryDto, DeliveryQuery, DeliverySummaryDto } from '@herald/contracts';
+import { Clock, CLOCK, isIdOf } from '@herald/core';
+import { AppError, quoteInput, DEFAULT_PAGE_SIZE, DeliveryDto, DeliveryQuery, DeliverySummaryDto } from '@herald/contracts';
 import { ApplicationScope, DeliveryLogRepository, DeliveryRecord, Page } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -21,7 +21,7 @@ export class DeliveryService {
   }
 
   async get(scope: ApplicationScope, id: string): Promise<DeliveryDto> {
-    const delivery = await this.deliveries.find(scope, id);
+    const delivery = isIdOf('dlv', id) ? await this.deliveries.find(scope, id) : null;
     if (!delivery) throw notFound(scope, id);
     return {
       ...toSummary(delivery),
@@ -40,7 +40,7 @@ export class DeliveryService {
 
   /** One attempt now, for any delivery but a cancelled one (or one whose attempt is in flight). */
   async retry(scope: ApplicationScope, id: string): Promise<DeliverySummaryDto> {
-    const requested = await this.deliveries.requestAttempt(scope, id, this.clock.now());
+    const requested = isIdOf('dlv', id) ? await this.deliveries.requestAttempt(scope, id, this.clock.now()) : null;
     if (!requested) throw notFound(scope, id);
     if (requested.before === 'cancelled') {
       throw new AppError('CONFLICT', `Delivery ${id} was cancelled; publish the event again to send it.`);
@@ -65,5 +65,5 @@ function toSummary(delivery: DeliveryRecord): DeliverySummaryDto {
 }
 
 function notFound(scope: ApplicationScope, id: string): AppError {
-  return new AppError('DELIVERY_NOT_FOUND', `Application ${scope.applicationId} has no delivery ${id}.`);
+  return new AppError('DELIVERY_NOT_FOUND', `Application ${scope.applicationId} has no delivery ${quoteInput(id)}.`);
 }

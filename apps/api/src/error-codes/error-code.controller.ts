@@ -1,4 +1,4 @@
-import { AppError, ERROR_DIRECTORY, ErrorCodeListResponse, ErrorCodeResponse, findErrorCode } from '@herald/contracts';
+import { AppError, ERROR_DIRECTORY, ErrorCodeListResponse, ErrorCodeResponse, findErrorCode, quoteInput } from '@herald/contracts';
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, AUTH_ERRORS } from '../common/swagger/api-errors.decorator';
@@ -23,7 +23,7 @@ export class ErrorCodeController {
   @ApiErrors('ERROR_CODE_NOT_FOUND')
   one(@Param('code') code: string): ErrorCodeResponse {
     const entry = findErrorCode(code);
-    if (!entry) throw new AppError('ERROR_CODE_NOT_FOUND', `"${code}" is not in the error directory.`);
+    if (!entry) throw new AppError('ERROR_CODE_NOT_FOUND', `${quoteInput(code)} is not in the error directory.`);
     return { data: entry };
   }
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, EventTypeListResponse, PageQuery } from '@herald/contracts';
+import { DEFAULT_PAGE_SIZE, EventTypeListResponse, EventTypeQuery } from '@herald/contracts';
 import { EventTypeRepository } from '@herald/database';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -14,7 +14,7 @@ export class EventTypeController {
   @ApiOperation({ summary: 'List the event types applications can subscribe to' })
   @ApiOkResponse({ type: EventTypeListResponse })
   @ApiErrors(...AUTH_ERRORS, 'INVALID_PARAMETER')
-  async list(@Query() query: PageQuery): Promise<EventTypeListResponse> {
+  async list(@Query() query: EventTypeQuery): Promise<EventTypeListResponse> {
     const page = await this.eventTypes.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
     return { success: true, data: page.items, next_cursor: page.nextCursor };
   }

@@ -1,5 +1,5 @@
-import { AppError, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
-import { Clock, CLOCK } from '@herald/core';
+import { AppError, quoteInput, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
+import { Clock, CLOCK, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
 import { ApplicationScope, DeliveryLogRepository, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -20,9 +20,9 @@ export class SubscriptionService {
 
   /** Creates the subscription (omitted flags: ensure_delivery false, active true) or changes the flags given. */
   async upsert(scope: ApplicationScope, eventType: string, request: UpsertSubscriptionRequest): Promise<SubscriptionMap> {
-    if (!(await this.eventTypes.exists(eventType))) {
-      throw new AppError('UNKNOWN_EVENT_TYPE', `"${eventType}" is not an event type; GET /event_types lists them.`, {
-        details: [{ field: 'subscription', message: `unknown event type "${eventType}"` }],
+    if (!EVENT_TYPE_NAME_PATTERN.test(eventType) || !(await this.eventTypes.exists(eventType))) {
+      throw new AppError('UNKNOWN_EVENT_TYPE', `${quoteInput(eventType)} is not an event type; GET /event_types lists them.`, {
+        details: [{ field: 'subscription', message: `unknown event type ${quoteInput(eventType)}` }],
       });
     }
     await this.requireWebhook(scope);
@@ -40,8 +40,8 @@ export class SubscriptionService {
    */
   async delete(scope: ApplicationScope, eventType: string): Promise<SubscriptionMap> {
     await this.requireWebhook(scope);
-    if (!(await this.subscriptions.delete(scope, eventType))) {
-      throw new AppError('SUBSCRIPTION_NOT_FOUND', `Application ${scope.applicationId} has no subscription to "${eventType}".`);
+    if (!EVENT_TYPE_NAME_PATTERN.test(eventType) || !(await this.subscriptions.delete(scope, eventType))) {
+      throw new AppError('SUBSCRIPTION_NOT_FOUND', `Application ${scope.applicationId} has no subscription to ${quoteInput(eventType)}.`);
     }
     await this.deliveries.cancelPending(scope, this.clock.now(), eventType);
     return this.currentMap(scope);

@@ -26,7 +26,7 @@ export class WebhookService {
             retryValue: config.retry_value,
             maxRetries: config.max_retries,
             backoffType: config.backoff_type,
-            backoffValue: config.backoff_value,
+            backoffValue: config.backoff_value ?? 0,
           }
         : { ...DEFAULT_RETRY_POLICY },
       headers: request.headers ?? {},
@@ -71,7 +71,7 @@ export class WebhookService {
     const ip = ipLiteralHost(url);
     const refusal = ip === null ? null : this.destinations.refusalReason(ip);
     if (refusal) {
-      throw new AppError('URL_NOT_ALLOWED', `Webhooks cannot target ${refusal}.`, {
+      throw new AppError('URL_NOT_ALLOWED', `The webhook URL's host ${refusal}; Herald only delivers to public addresses.`, {
         details: [{ field: 'url', message: `${refusal}; only public addresses are allowed` }],
       });
     }

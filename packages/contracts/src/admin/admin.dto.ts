@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsDefined, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsIntegerInRange } from '../validation/integer-in-range';
 
 export const NAME_MAX_LENGTH = 200;
 export const APPLICATION_ID_MAX = 2_147_483_647;
@@ -39,9 +40,7 @@ export class CreateApplicationRequest {
     description: "The platform's own application id. Chosen by Herald when omitted.",
   })
   @ValidateIf((request: CreateApplicationRequest) => request.id !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(APPLICATION_ID_MAX)
+  @IsIntegerInRange(1, APPLICATION_ID_MAX)
   id?: number;
 
   @ApiProperty({ minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'Support line EU' })

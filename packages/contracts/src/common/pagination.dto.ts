@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsString, Matches, ValidateIf } from 'class-validator';
+import { IsIntegerInRange } from '../validation/integer-in-range';
 import { coded } from '../validation/coded-constraint';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -15,14 +16,19 @@ export class PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @ValidateIf((query: PageQuery) => query.limit !== undefined)
   @Transform(strictInteger)
-  @IsInt({ ...asParameter, message: 'limit must be an integer' })
-  @Min(1, asParameter)
-  @Max(MAX_PAGE_SIZE, asParameter)
+  @IsIntegerInRange(1, MAX_PAGE_SIZE, asParameter)
   limit?: number;
+}
 
-  @ApiPropertyOptional({ description: 'next_cursor from the previous page.' })
-  @ValidateIf((query: PageQuery) => query.cursor !== undefined)
-  @IsString(asParameter)
-  @MaxLength(200, asParameter)
-  cursor?: string;
+/**
+ * A cursor is the key of the last item of the previous page. Each paged query says what such
+ * a key looks like, so a cursor Herald could not have issued is a 400-03, never silently ignored.
+ */
+export function IsCursor(pattern: RegExp, what: string): PropertyDecorator {
+  return (target, propertyName) => {
+    ApiPropertyOptional({ description: 'next_cursor from the previous page.', pattern: pattern.source })(target, propertyName);
+    ValidateIf((query: Record<string, unknown>) => query[propertyName as string] !== undefined)(target, propertyName);
+    Matches(pattern, { ...asParameter, message: `cursor must be a next_cursor from a previous page (${what})` })(target, propertyName);
+    IsString({ ...asParameter, message: 'cursor must be given once, as a string' })(target, propertyName);
+  };
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { PageQuery } from '../common/pagination.dto';
+import { IsCursor, PageQuery } from '../common/pagination.dto';
 import { coded } from '../validation/coded-constraint';
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] as const;
@@ -17,6 +17,9 @@ export class DeliveryQuery extends PageQuery {
   @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
   @MaxLength(64, coded({ errorKind: 'INVALID_PARAMETER' }))
   event?: string;
+
+  @IsCursor(/^dlv_[0-9a-z]{26}$/, 'a delivery id')
+  cursor?: string;
 }
 
 export class DeliveryAttemptDto {

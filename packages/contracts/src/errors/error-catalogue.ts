@@ -36,7 +36,14 @@ export const ERROR_CATALOGUE = {
   ACCOUNT_OR_KEY_NOT_FOUND: { code: '404-06', message: 'Account or API key not found.' },
   METHOD_NOT_ALLOWED: { code: '405-00', message: 'Method not allowed.' },
   CONFLICT: { code: '409-00', message: 'Conflict with the current state of a resource.' },
+  REQUEST_TIMEOUT: { code: '408-00', message: 'The request was not received in time.' },
   PAYLOAD_TOO_LARGE: { code: '413-00', message: 'Payload too large.' },
+  URI_TOO_LONG: { code: '414-00', message: 'URI too long (a path parameter or the whole URL is over its limit).' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: '415-00',
+    message: 'Unsupported media type or encoding (send UTF-8 JSON without a Content-Encoding).',
+  },
+  HEADERS_TOO_LARGE: { code: '431-00', message: 'Request header fields too large.' },
   TOO_MANY_REQUESTS: { code: '429-00', message: 'Too many requests; retry after the time in Retry-After.' },
   INTERNAL_ERROR: { code: '500-00', message: 'Internal error; it has been logged with the request id.' },
   SERVICE_UNAVAILABLE: {

@@ -1,8 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_TYPE_NAME_PATTERN } from '@herald/core';
+import { IsCursor, PageQuery } from '../common/pagination.dto';
 import { IsDefined, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 
 export const EVENT_TYPE_DESCRIPTION_MAX_LENGTH = 1000;
+
+export class EventTypeQuery extends PageQuery {
+  @IsCursor(EVENT_TYPE_NAME_PATTERN, 'an event type name')
+  cursor?: string;
+}
 
 export class CreateEventTypeRequest {
   @ApiProperty({ pattern: EVENT_TYPE_NAME_PATTERN.source, example: 'call_recording_ready' })

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FreeForm } from '../validation/free-form';
 import { IsDefined, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -18,6 +19,7 @@ export class PublishEventRequest {
     example: { agent_id: 'a-17', call_id: 'c-9001' },
     description: 'Any JSON object up to 256 KiB; delivered as `data`.',
   })
+  @FreeForm()
   @IsDefined()
   @IsObject({ message: 'payload must be a JSON object' })
   payload!: Record<string, unknown>;

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BACKOFF_TYPES, BackoffType, RETRY_LIMITS } from '@herald/core';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsObject, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, ValidateIf, ValidateNested } from 'class-validator';
+import { FreeForm } from '../validation/free-form';
 import { IsBackoffValueForType } from '../validation/backoff-value';
+import { IsIntegerInRange } from '../validation/integer-in-range';
 import { IsWebhookHeaders, MAX_CUSTOM_HEADERS } from '../validation/webhook-headers';
 import { IsWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from '../validation/webhook-url';
 
@@ -15,9 +17,7 @@ export class RetryConfigDto {
     description: 'Seconds to wait before the first retry.',
   })
   @IsDefined()
-  @IsInt()
-  @Min(RETRY_LIMITS.retryValue.min)
-  @Max(RETRY_LIMITS.retryValue.max)
+  @IsIntegerInRange(RETRY_LIMITS.retryValue.min, RETRY_LIMITS.retryValue.max)
   retry_value!: number;
 
   @ApiProperty({
@@ -28,9 +28,7 @@ export class RetryConfigDto {
     description: 'Retries after the first attempt.',
   })
   @IsDefined()
-  @IsInt()
-  @Min(RETRY_LIMITS.maxRetries.min)
-  @Max(RETRY_LIMITS.maxRetries.max)
+  @IsIntegerInRange(RETRY_LIMITS.maxRetries.min, RETRY_LIMITS.maxRetries.max)
   max_retries!: number;
 
   @ApiProperty({
@@ -47,10 +45,11 @@ export class RetryConfigDto {
   @ApiProperty({
     type: 'integer',
     example: 2,
-    description: 'multiplier: the factor, 1 to 10. linear: seconds added per retry, 0 to 86400. fixed: 0 to 86400, ignored.',
+    description:
+      'multiplier: the factor, 1 to 10. linear: seconds added per retry, 0 to 86400. fixed: 0 to 86400, ignored, and may be omitted (0 is stored).',
   })
-  @IsDefined()
-  @IsInt()
+  @ValidateIf((config: RetryConfigDto) => config.backoff_type !== 'fixed' || config.backoff_value !== undefined)
+  @IsDefined({ message: 'backoff_value is required unless backoff_type is "fixed"' })
   @IsBackoffValueForType()
   backoff_value!: number;
 }
@@ -67,8 +66,7 @@ export class UpsertWebhookRequest {
 
   @ApiProperty({ enum: [0, 1], example: 1, description: '1 switches retries on. Booleans and strings are refused.' })
   @IsDefined()
-  @IsInt()
-  @IsIn([0, 1], { message: 'retry_enabled must be 0 or 1' })
+  @IsIn([0, 1], { message: 'retry_enabled must be the integer 0 or 1' })
   retry_enabled!: 0 | 1;
 
   @ApiPropertyOptional({
@@ -90,6 +88,7 @@ export class UpsertWebhookRequest {
     description:
       'Extra headers sent with every delivery. Reserved names (host, content-*, hop-by-hop, proxy-*, webhook-*) are refused.',
   })
+  @FreeForm()
   @ValidateIf((request: UpsertWebhookRequest) => request.headers !== undefined)
   @IsWebhookHeaders()
   headers?: Record<string, string>;

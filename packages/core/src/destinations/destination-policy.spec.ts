@@ -4,28 +4,45 @@ describe('DestinationPolicy (PRODUCT.md §5.4)', () => {
   const strict = new DestinationPolicy();
 
   it.each([
-    ['127.0.0.1', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.31.255.255', 'private'],
-    ['192.168.0.1', 'private'],
-    ['169.254.169.254', 'linkLocal'],
-    ['100.64.0.1', 'carrierGradeNat'],
-    ['0.0.0.0', 'unspecified'],
-    ['224.0.0.251', 'multicast'],
-    ['255.255.255.255', 'broadcast'],
-    ['240.0.0.1', 'reserved'],
-    ['::1', 'loopback'],
-    ['::', 'unspecified'],
-    ['fe80::1', 'linkLocal'],
-    ['fc00::1', 'uniqueLocal'],
-    ['fd12:3456::1', 'uniqueLocal'],
-    ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:10.0.0.1', 'private'],
-    ['::ffff:169.254.169.254', 'linkLocal'],
-  ])('refuses %s (%s)', (ip, range) => {
+    ['127.0.0.1', 'a loopback address'],
+    ['10.1.2.3', 'a private address'],
+    ['172.31.255.255', 'a private address'],
+    ['192.168.0.1', 'a private address'],
+    ['169.254.169.254', 'a link-local address'],
+    ['100.64.0.1', 'a carrier-grade NAT address'],
+    ['0.0.0.0', 'the unspecified address'],
+    ['224.0.0.251', 'a multicast address'],
+    ['255.255.255.255', 'the broadcast address'],
+    ['240.0.0.1', 'a reserved address'],
+    ['::1', 'a loopback address'],
+    ['::', 'the unspecified address'],
+    ['fe80::1', 'a link-local address'],
+    ['fc00::1', 'a unique-local address'],
+    ['fd12:3456::1', 'a unique-local address'],
+    ['ff02::1', 'a multicast address'],
+    ['::ffff:127.0.0.1', 'a loopback address'],
+    ['::ffff:10.0.0.1', 'a private address'],
+    ['::ffff:169.254.169.254', 'a link-local address'],
+    // Every other IPv6 form that carries an IPv4 address, whatever address it carries.
+    ['::127.0.0.1', 'an IPv4-compatible IPv6 address'],
+    ['::8.8.8.8', 'an IPv4-compatible IPv6 address'],
+    ['::a9fe:a9fe', 'an IPv4-compatible IPv6 address'],
+    ['64:ff9b::7f00:1', 'a NAT64 address'],
+    ['64:ff9b::808:808', 'a NAT64 address'],
+    ['64:ff9b:1::a00:1', 'a NAT64 address'],
+    ['2002:7f00:1::1', 'a 6to4 address'],
+    ['2002:a9fe:a9fe::', 'a 6to4 address'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'a Teredo address'],
+    ['::ffff:0:7f00:1', 'an SIIT address'],
+  ])('refuses %s (%s)', (ip, description) => {
     expect(strict.isAllowed(ip)).toBe(false);
-    expect(strict.refusalReason(ip)).toContain(range);
+    expect(strict.refusalReason(ip)).toContain(description);
+  });
+
+  it('refuses IPv4-embedding forms even when the IPv4 range they carry is allow-listed', () => {
+    const policy = new DestinationPolicy(['127.0.0.0/8']);
+    expect(policy.isAllowed('127.0.0.1')).toBe(true);
+    for (const ip of ['::127.0.0.1', '64:ff9b::7f00:1', '2002:7f00:1::1']) expect(policy.isAllowed(ip)).toBe(false);
   });
 
   it.each(['93.184.215.14', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (ip) => {

@@ -11,6 +11,16 @@ export interface IdGenerator {
   next(prefix: IdPrefix): string;
 }
 
+const ID_BODY = /^[0-9a-hjkmnp-tv-z]{26}$/;
+
+/**
+ * Whether `value` has the shape of an id Herald made with `prefix`. Routes look ids up only
+ * when they do: anything else (control characters, 10,000 characters) is simply not found.
+ */
+export function isIdOf(prefix: IdPrefix, value: unknown): value is string {
+  return typeof value === 'string' && value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && ID_BODY.test(value.slice(prefix.length + 1));
+}
+
 export class UlidIdGenerator implements IdGenerator {
   // ulid's default source makes a system call per character; the pool gives the same CSPRNG bytes.
   private readonly ulid = monotonicFactory(() => randomPool.unit());

@@ -105,8 +105,9 @@ export class EventRepository {
   }
 
   /**
-   * One statement for the whole batch. Should it fail on a foreign key (an unknown event type),
-   * each event is written on its own, so only the bad one fails.
+   * One statement for the whole batch. Should it fail for any reason but an unreachable
+   * database (an unknown event type, a value PostgreSQL refuses), each event is written on its
+   * own, so only the bad one fails and concurrent publishes — other tenants' too — succeed.
    */
   private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
     const single: EventWriter = { run: (text, values) => this.pg.sql(text, values) };
@@ -123,7 +124,7 @@ export class EventRepository {
         items.map((i) => i.event.ignoresSubscription),
       ]);
     } catch (error) {
-      if (classifyDatabaseError(error) !== 'foreign_key_violation') throw error;
+      if (classifyDatabaseError(error) === 'unavailable') throw error;
       const settled = await Promise.allSettled(items.map((i) => this.insert(single, i.scope, i.event)));
       return settled.map((outcome) =>
         outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),

@@ -1,4 +1,4 @@
-import { AppError, APPLICATION_ID_MAX } from '@herald/contracts';
+import { AppError, APPLICATION_ID_MAX, quoteInput } from '@herald/contracts';
 import { ApplicationRepository, ApplicationScope } from '@herald/database';
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthenticatedRequest } from '../auth/auth.decorators';
@@ -38,7 +38,7 @@ export function parseApplicationId(raw: string | undefined): number {
   const value = Number(raw);
   if (!raw || !/^[1-9][0-9]{0,9}$/.test(raw) || value > APPLICATION_ID_MAX) {
     throw new AppError('INVALID_PARAMETER', `application_id must be an integer from 1 to ${APPLICATION_ID_MAX}.`, {
-      details: [{ field: 'application_id', message: `expected an integer from 1 to ${APPLICATION_ID_MAX}, got "${raw ?? ''}"` }],
+      details: [{ field: 'application_id', message: `expected an integer from 1 to ${APPLICATION_ID_MAX}, got ${quoteInput(raw ?? '')}` }],
     });
   }
   return value;

@@ -3,7 +3,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, LoggerService } from '@nestjs/co
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RouteTable } from '../http/route-table';
 import { errorEnvelope } from './error-envelope';
-import { toAppError } from './to-app-error';
+import { toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './to-app-error';
 
 /**
  * The one place an error becomes a response. Every non-2xx answer, on every route, leaves here
@@ -30,7 +30,7 @@ export class AppExceptionFilter implements ExceptionFilter {
       );
     }
     if (reply.sent) return;
-    reply.status(error.status).headers(error.headers ?? {}).send(errorEnvelope(error, String(request.id)));
+    reply.status(error.status).headers(responseHeaders(error)).send(errorEnvelope(error, String(request.id)));
   }
 
   private resolve(exception: unknown, request: FastifyRequest): AppError {
@@ -44,4 +44,13 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     return new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
   }
+}
+
+/** Every 503 tells the client when to come back (PRODUCT §7), whoever raised it. */
+function responseHeaders(error: AppError): Record<string, string> {
+  const headers = error.headers ?? {};
+  if (error.status === 503 && !Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after')) {
+    return { ...headers, 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+  }
+  return headers;
 }

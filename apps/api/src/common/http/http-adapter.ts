@@ -3,6 +3,7 @@ import { LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { largestBodyLimit } from './body-limits';
+import { answerClientError, answerFrameworkError, MAX_PATH_PARAMETER_LENGTH } from './protocol-errors';
 import { requestIdFor } from './request-id';
 
 /** The Fastify adapter, configured the same way for the server and for the tests. */
@@ -14,6 +15,11 @@ export function createHttpAdapter(logger: Logger): FastifyAdapter {
     bodyLimit: largestBodyLimit(),
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdFor(request),
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Node's missing-Host answer has no body; configureApp checks Host and answers 400-00.
+    http: { requireHostHeader: false },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
 }
 

@@ -11,5 +11,9 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestIdFor(request: IncomingMessage): string {
   const given = request.headers[REQUEST_ID_HEADER];
   if (typeof given === 'string' && ACCEPTABLE.test(given)) return given;
+  return newRequestId();
+}
+
+export function newRequestId(): string {
   return `req_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }

@@ -1,15 +1,20 @@
-import { AppError, CodedConstraintContext, ErrorDetail, ErrorKind } from '@herald/contracts';
+import { AppError, CodedConstraintContext, ErrorDetail, ErrorKind, freeFormFieldsOf } from '@herald/contracts';
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
 
 const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object];
 
+/** C0 controls and DEL: never part of a name, an id, a URL or a query value Herald stores. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /**
  * Validates bodies and query strings against their DTO classes. Nothing is coerced: `1` is not
  * `true`, `"5"` is not `5`. Unknown fields are refused. Each failing field becomes one detail;
  * the error's code is the one its constraints name (400-05 for an unsafe URL, 400-06 for bad
- * headers, 400-03 for query parameters) or 400-02 when they disagree.
+ * headers, 400-03 for query parameters) or 400-02 when they disagree. Strings may not carry
+ * control characters, except inside the client's own maps (@FreeForm: payloads, headers),
+ * which are handed to the DTO exactly as parsed.
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {
@@ -22,14 +27,33 @@ export class RequestValidationPipe implements PipeTransform {
         value === undefined ? 'The request has no body; send a JSON object.' : 'The request body must be a JSON object.',
       );
     }
-    const instance = plainToInstance(metatype, value ?? {}, { enableImplicitConversion: false });
-    const errors = await validate(instance as object, {
+    const fallback: ErrorKind = type === 'body' ? 'VALIDATION_FAILED' : 'INVALID_PARAMETER';
+    const raw = (value ?? {}) as Record<string, unknown>;
+    const freeForm = freeFormFieldsOf(metatype);
+    const structured: Record<string, unknown> = {};
+    for (const key of Object.keys(raw)) {
+      if (!freeForm.includes(key)) Object.defineProperty(structured, key, { value: raw[key], enumerable: true, writable: true });
+    }
+    // class-transformer assigns each key: `__proto__` would become the instance's prototype.
+    const prototypeKeys = findKeys(structured, '__proto__');
+    if (prototypeKeys.length > 0) {
+      throw detailed(fallback, prototypeKeys.map((field) => ({ field, message: `${field} is not a known field` })));
+    }
+
+    const instance = plainToInstance(metatype, structured, { enableImplicitConversion: false }) as Record<string, unknown>;
+    for (const key of freeForm) if (Object.hasOwn(raw, key)) instance[key] = raw[key];
+    const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
       stopAtFirstError: true,
       forbidUnknownValues: true,
     });
-    if (errors.length > 0) throw validationFailure(errors, type === 'body' ? 'VALIDATION_FAILED' : 'INVALID_PARAMETER');
+    if (errors.length > 0) throw validationFailure(errors, fallback);
+
+    const controlled = findStrings(structured, (text) => CONTROL_CHARACTER.test(text));
+    if (controlled.length > 0) {
+      throw detailed(fallback, controlled.map((field) => ({ field, message: `${field} must not contain control characters` })));
+    }
     return instance;
   }
 }
@@ -38,19 +62,42 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-interface Failure {
-  kind: ErrorKind | null;
-  details: ErrorDetail[];
+function detailed(kind: ErrorKind, details: ErrorDetail[]): AppError {
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new AppError(kind, `${details[0].message}${more}.`, { details });
+}
+
+/** Paths (a.b[2].c) of every object key named `name`. */
+function findKeys(value: unknown, name: string, path = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const found: string[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (!Array.isArray(value) && key === name) found.push(at);
+    found.push(...findKeys(child, name, at));
+  }
+  return found;
+}
+
+/** Paths of every string value that matches. */
+function findStrings(value: unknown, matches: (text: string) => boolean, path = ''): string[] {
+  if (typeof value === 'string') return matches(value) ? [path] : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    findStrings(child, matches, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key),
+  );
 }
 
 function validationFailure(errors: ValidationError[], fallback: ErrorKind): AppError {
   const failures = errors.flatMap((error) => collect(error, ''));
   const details = failures.flatMap((failure) => failure.details);
   const kinds = new Set(failures.map((failure) => failure.kind ?? fallback));
-  const kind = kinds.size === 1 ? [...kinds][0] : fallback;
-  const first = details[0];
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  return new AppError(kind, `${first.message}${more}.`, { details });
+  return detailed(kinds.size === 1 ? [...kinds][0] : fallback, details);
+}
+
+interface Failure {
+  kind: ErrorKind | null;
+  details: ErrorDetail[];
 }
 
 function collect(error: ValidationError, prefix: string): Failure[] {
