@@ -8,7 +8,8 @@ const EMBEDDED_POOL_SIZE = '5';
 
 /**
  * `herald start`: the database (PGlite under HERALD_DATA_DIR when DATABASE_URL is unset),
- * pending migrations, then the api and the worker until a signal stops them.
+ * pending migrations, then the api and the worker, restarted when they die, until a signal
+ * stops them or one keeps failing at start-up (see Supervisor).
  */
 export async function start(config: HeraldConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const embedded = config.database.url ? null : await startEmbeddedDatabase(config.embedded.dataDir);
@@ -28,10 +29,21 @@ export async function start(config: HeraldConfig, env: NodeJS.ProcessEnv): Promi
     const childEnv: NodeJS.ProcessEnv = embedded
       ? { ...env, DATABASE_URL: databaseUrl, HERALD_EMBEDDED_DATABASE: '1', HERALD_DB_POOL_SIZE: EMBEDDED_POOL_SIZE }
       : { ...env };
-    return await new Supervisor().start([
-      { name: 'api', entry: require.resolve('@herald/api/dist/main.js'), env: childEnv },
-      { name: 'worker', entry: require.resolve('@herald/worker/dist/main.js'), env: childEnv },
-    ]);
+    const supervisor = new Supervisor();
+    // Once: a second Ctrl-C (or SIGTERM) while stopping ends the supervisor at once, as it would
+    // any program; the children got the first signal and are already on their way out.
+    const stop = () => void supervisor.stop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      return await supervisor.run([
+        { name: 'api', entry: require.resolve('@herald/api/dist/main.js'), env: childEnv },
+        { name: 'worker', entry: require.resolve('@herald/worker/dist/main.js'), env: childEnv },
+      ]);
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
   } finally {
     await embedded?.stop();
   }
