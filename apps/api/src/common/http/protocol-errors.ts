@@ -52,7 +52,8 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
       : error.code === 'FST_ERR_BAD_URL'
         ? new AppError('INVALID_PARAMETER', 'The path has invalid percent-encoding (each % must start a UTF-8 escape such as %2F).')
         : new AppError('BAD_REQUEST', 'The request could not be routed.');
-  void reply.status(appError.status).send(errorEnvelope(appError, String(request.id)));
+  // Routing failed, so no onRequest hook ran: the request id header is set here.
+  void reply.status(appError.status).header(REQUEST_ID_HEADER, request.id).send(errorEnvelope(appError, String(request.id)));
 }
 
 /**
