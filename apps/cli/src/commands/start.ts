@@ -2,6 +2,7 @@ import { HeraldConfig, StartupError } from '@herald/core';
 import { applyMigrations } from '@herald/database';
 import { startEmbeddedDatabase } from '../embedded/embedded-database';
 import { Supervisor } from '../supervisor/supervisor';
+import { ensureDatabaseReachable } from './migrations';
 
 /** Each process's pool in embedded mode; PGlite serves every connection from one backend anyway. */
 const EMBEDDED_POOL_SIZE = '5';
@@ -12,6 +13,7 @@ const EMBEDDED_POOL_SIZE = '5';
  * stops them or one keeps failing at start-up (see Supervisor).
  */
 export async function start(config: HeraldConfig, env: NodeJS.ProcessEnv): Promise<number> {
+  if (config.database.url) await ensureDatabaseReachable(config.database.url);
   const embedded = config.database.url ? null : await startEmbeddedDatabase(config.embedded.dataDir);
   const databaseUrl = embedded?.url ?? (config.database.url as string);
   try {
