@@ -1,6 +1,7 @@
 import { AppError } from '@herald/contracts';
 import { ArgumentsHost, Catch, ExceptionFilter, LoggerService } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteTable } from '../http/route-table';
 import { errorEnvelope } from './error-envelope';
 import { toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './to-app-error';
@@ -30,6 +31,8 @@ export class AppExceptionFilter implements ExceptionFilter {
       );
     }
     if (reply.sent) return;
+    // Set again here: a request Fastify could not route may skip the onRequest hook that sets it.
+    reply.header(REQUEST_ID_HEADER, request.id);
     reply.status(error.status).headers(responseHeaders(error)).send(errorEnvelope(error, String(request.id)));
   }
 
