@@ -148,6 +148,16 @@ describe('hostile input', () => {
       expect(detailFields(res)).toEqual(['__proto__']);
     });
 
+    it.each([
+      ['{"name":{"constructor":"x"}}', 'name.constructor'],
+      ['{"prototype":{"constructor":"x"},"name":"x"}', 'prototype'],
+      ['{"name":"x","constructor":{"name":"y"}}', 'constructor'],
+    ])('refuses %s as an unknown field, not a 500 (found by the fuzz suite)', async (body, field) => {
+      const res = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY).set('Content-Type', 'application/json').send(body);
+      expectError(res, 400, '400-02');
+      expect(detailFields(res)).toContain(field);
+    });
+
     it('keeps a payload whose keys are Object.prototype names exactly as sent', async () => {
       const payload = '{"__proto__":{"polluted":true},"constructor":{"prototype":1},"toString":"x","hasOwnProperty":"y","valueOf":null}';
       const res = await t.http.post(`${app}/events`).set('Authorization', tenant.key).set('Content-Type', 'application/json')

@@ -7,6 +7,7 @@ const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object];
 
 /** C0 controls and DEL: never part of a name, an id, a URL or a query value Herald stores. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Validates bodies and query strings against their DTO classes. Nothing is coerced: `1` is not
@@ -34,8 +35,9 @@ export class RequestValidationPipe implements PipeTransform {
     for (const key of Object.keys(raw)) {
       if (!freeForm.includes(key)) Object.defineProperty(structured, key, { value: raw[key], enumerable: true, writable: true });
     }
-    // class-transformer assigns each key: `__proto__` would become the instance's prototype.
-    const prototypeKeys = findKeys(structured, '__proto__');
+    // No DTO of Herald's has these fields, and class-transformer cannot take them: it assigns
+    // `__proto__` as the prototype and reads `constructor` to pick a class (a string there throws).
+    const prototypeKeys = findKeys(structured, PROTOTYPE_KEYS);
     if (prototypeKeys.length > 0) {
       throw detailed(fallback, prototypeKeys.map((field) => ({ field, message: `${field} is not a known field` })));
     }
@@ -67,14 +69,14 @@ function detailed(kind: ErrorKind, details: ErrorDetail[]): AppError {
   return new AppError(kind, `${details[0].message}${more}.`, { details });
 }
 
-/** Paths (a.b[2].c) of every object key named `name`. */
-function findKeys(value: unknown, name: string, path = ''): string[] {
+/** Paths (a.b[2].c) of every object key among `names`. */
+function findKeys(value: unknown, names: ReadonlySet<string>, path = ''): string[] {
   if (typeof value !== 'object' || value === null) return [];
   const found: string[] = [];
   for (const [key, child] of Object.entries(value)) {
     const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    if (!Array.isArray(value) && key === name) found.push(at);
-    found.push(...findKeys(child, name, at));
+    if (!Array.isArray(value) && names.has(key)) found.push(at);
+    found.push(...findKeys(child, names, at));
   }
   return found;
 }
