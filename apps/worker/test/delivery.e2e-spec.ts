@@ -47,6 +47,24 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       expect((await worker.settled(app, id!)).status).toBe('succeeded');
     });
 
+    it('sends custom headers named like Object.prototype members exactly as stored', async () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of [['toString', 'x'], ['constructor', 'c'], ['__proto__', 'p'], ['valueOf', 'v']]) {
+        Object.defineProperty(headers, name, { value, enumerable: true });
+      }
+      const app = await worker.application({ url: sink.url(), headers });
+      await worker.publish(app, 'acw_start', { n: 1 });
+      const [request] = await sink.waitFor(1);
+      const sent = new Map<string, string>();
+      for (let i = 0; i < request.rawHeaders.length; i += 2) sent.set(request.rawHeaders[i].toLowerCase(), request.rawHeaders[i + 1]);
+      expect([...sent].filter(([name]) => ['tostring', 'constructor', '__proto__', 'valueof'].includes(name))).toEqual([
+        ['tostring', 'x'],
+        ['constructor', 'c'],
+        ['__proto__', 'p'],
+        ['valueof', 'v'],
+      ]);
+    });
+
     it('is signed with both secrets during the 24 hours after a rotation', async () => {
       const app = await worker.application({ url: sink.url() });
       const webhooks = worker.app.get(WebhookRepository);
@@ -285,6 +303,9 @@ describe('destination safety at connect time (§5.4)', () => {
     ['a name that resolves to loopback', () => `http://localhost:${sink.port}/hook`],
     ['an IP literal', () => sink.url()],
     ['an IPv4-mapped IPv6 literal', () => `http://[::ffff:127.0.0.1]:${sink.port}/hook`],
+    ['an IPv4-compatible IPv6 literal', () => `http://[::127.0.0.1]:${sink.port}/hook`],
+    ['a NAT64 literal', () => `http://[64:ff9b::127.0.0.1]:${sink.port}/hook`],
+    ['a 6to4 literal', () => `http://[2002:7f00:1::1]:${sink.port}/hook`],
   ])('refuses %s: destination_blocked, final, nothing sent', async (_, url) => {
     const app = await worker.application({ url: url(), policy: { maxRetries: 3 } });
     const id = (await worker.publish(app))!;

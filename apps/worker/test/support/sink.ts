@@ -6,6 +6,8 @@ export interface Received {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
+  /** Names and values as they came, in order: `headers` cannot hold a header named `__proto__`. */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -39,7 +41,7 @@ export class Sink {
       req.setEncoding('utf8');
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        const request: Received = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+        const request: Received = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body };
         this.received.push(request);
         this.concurrent++;
         this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
