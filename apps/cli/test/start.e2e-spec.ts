@@ -5,17 +5,12 @@ import { cloneDatabase, testServerUrl, testTemplateDatabase } from '@herald/data
 import { Webhook } from 'standardwebhooks';
 // The worker's test receiver, shared rather than copied.
 import { Sink } from '../../worker/test/support/sink';
-import { freePort, runCli, startCli, waitForOk } from './support/run-cli';
+import { callApi, freePort, runCli, startCli, waitForOk } from './support/run-cli';
 
 const ADMIN_KEY = 'cli-test-admin-key-0123456789';
 
-async function call(base: string, method: string, path: string, body?: object, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: key, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
+function call(base: string, method: string, path: string, body?: object, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
+  return callApi(base, method, path, body, key);
 }
 const post = (base: string, path: string, body: object) => call(base, 'POST', path, body);
 

@@ -1,7 +1,7 @@
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
 // The worker's test receiver, shared rather than copied.
 import { Received, Sink } from '../../worker/test/support/sink';
-import { freePort, Running, startCli, waitForOk } from './support/run-cli';
+import { callApi, freePort, Running, startCli, waitForOk } from './support/run-cli';
 import { childPid, holdPort, Poll, pollContinuously, waitUntil } from './support/processes';
 
 // `herald start` keeps the api and the worker running (PRODUCT.md §7): these kill one of them
@@ -39,13 +39,8 @@ async function startHerald(db: TestDatabase): Promise<Herald> {
   return { running, base, apiPort, metricsPort };
 }
 
-async function call(base: string, method: string, path: string, body?: object, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: key, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
+function call(base: string, method: string, path: string, body?: object, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
+  return callApi(base, method, path, body, key);
 }
 
 /** An account, application `id` with a webhook to the sink, subscribed to acw_start; returns its key. */

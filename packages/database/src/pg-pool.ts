@@ -55,7 +55,7 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** host:port/database, never the credentials a connection string may carry. */
-function describeServer(url: string): string {
+export function describeServer(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;

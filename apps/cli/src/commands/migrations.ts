@@ -1,5 +1,5 @@
 import { HeraldConfig, StartupError } from '@herald/core';
-import { applyMigrations, createMigration, diffDatabaseAgainstSchema, MIGRATIONS_DIR, PgPool } from '@herald/database';
+import { applyMigrations, createMigration, describeServer, diffDatabaseAgainstSchema, MIGRATIONS_DIR, PgPool } from '@herald/database';
 import { startEmbeddedDatabase } from '../embedded/embedded-database';
 
 /** `herald migrate [--check]`: apply pending migrations, or with --check report drift without changing anything. */
@@ -69,16 +69,6 @@ export async function ensureDatabaseReachable(url: string): Promise<void> {
     throw new StartupError(`Cannot connect to the database at ${describeServer(url)} (DATABASE_URL): ${reasonOf(cause)}`, { cause: error });
   } finally {
     await probe.onApplicationShutdown();
-  }
-}
-
-/** host:port/database, never the credentials a connection string may carry. */
-function describeServer(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
-  } catch {
-    return 'the configured server';
   }
 }
 

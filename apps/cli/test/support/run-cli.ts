@@ -79,3 +79,13 @@ export async function waitForOk(url: string, timeoutMs: number, running?: Runnin
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms\n${running?.output() ?? ''}`);
 }
+
+/** Calls the running api as an operator's script would; answers with the status and the JSON body. */
+export async function callApi(base: string, method: string, path: string, body: object | undefined, key: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: key, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json() };
+}
