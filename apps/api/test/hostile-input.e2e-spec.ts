@@ -102,6 +102,9 @@ describe('hostile input', () => {
       const res = await t.http.get(`/error_codes/${'a'.repeat(1000)}`).set('Authorization', tenant.key);
       expectError(res, 404, '404-04');
       expect(res.body.error.message.length).toBeLessThan(120);
+      const unknown = await t.http.get(`/nope/${'b'.repeat(1000)}/${'c'.repeat(1000)}`).set('Authorization', tenant.key);
+      expectError(unknown, 404, '404-00');
+      expect(unknown.body.error.message.length).toBeLessThan(120);
     });
   });
 

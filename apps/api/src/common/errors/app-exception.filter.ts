@@ -1,4 +1,4 @@
-import { AppError } from '@herald/contracts';
+import { AppError, quoteInput } from '@herald/contracts';
 import { ArgumentsHost, Catch, ExceptionFilter, LoggerService } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from '../http/request-id';
@@ -45,7 +45,7 @@ export class AppExceptionFilter implements ExceptionFilter {
         headers: { allow: allowed.join(', ') },
       });
     }
-    return new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
+    return new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${quoteInput(request.url.split('?')[0])}.`);
   }
 }
 
