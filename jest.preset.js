@@ -12,17 +12,12 @@ const swc = [
   },
 ];
 
-// Dependencies published only as ES modules. Node 20.19 requires them natively; jest's module
-// system cannot, so they are compiled to CommonJS for the tests (@fastify/static → content-disposition).
-const ESM_ONLY = ['content-disposition'];
-
+// Every dependency is CommonJS (content-disposition is held at 2.x, see pnpm-workspace.yaml), so
+// node_modules are not transformed. An ES-module-only dependency would need a transform entry
+// here: jest's module system cannot require ES modules, although Node 20.19 can.
 module.exports = {
   testEnvironment: 'node',
-  transform: {
-    '^.+\\.ts$': swc,
-    [`/node_modules/(\\.pnpm/)?(${ESM_ONLY.join('|')})[@/].+\\.js$`]: swc,
-  },
-  transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${ESM_ONLY.join('|')})[@/])`],
+  transform: { '^.+\\.ts$': swc },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };
