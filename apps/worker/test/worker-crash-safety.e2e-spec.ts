@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { DELIVERY_CHANNEL } from '@herald/database/dist/queue';
 import { Sink } from './support/sink';
 import { TestWorker } from './support/test-worker';
 
@@ -9,12 +10,29 @@ const WORKER = path.resolve(__dirname, '../dist/main.js');
 function workerProcess(env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0', ...env } });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  const watchers = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+    watchers.forEach((check) => check());
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, exit, output: () => output };
+  /** Resolves once the worker has written `text`; fails, with its output, if it exits first. */
+  const printed = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!output.includes(text)) return;
+        watchers.delete(check);
+        resolve();
+      };
+      watchers.add(check);
+      check();
+      void exit.then(({ code, signal }) => reject(new Error(`worker exited (${signal ?? code}) before printing ${text}:\n${output}`)));
+    });
+  return { child, exit, printed, output: () => output };
 }
 
 describe('worker processes: crash safety and exactly-once claiming (PRODUCT.md ยง5.2)', () => {
@@ -35,11 +53,19 @@ describe('worker processes: crash safety and exactly-once claiming (PRODUCT.md ย
   it('delivers events accepted while no worker ran, once one starts', async () => {
     const app = await fixtures.application({ url: sink.url() });
     const ids = [(await fixtures.publish(app))!, (await fixtures.publish(app))!];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const id of ids) expect((await fixtures.delivery(app, id)).status).toBe('pending');
     expect(sink.received).toHaveLength(0);
-    const worker = workerProcess(env);
+    // Every wait below is on something the worker does, never on a length of time: a loaded
+    // machine makes each step slower, not wrong.
+    const worker = workerProcess({ ...env, HERALD_LOG_LEVEL: 'info' });
     try {
+      // Logged as it installs its SIGTERM handler: from here on, a SIGTERM is a shutdown.
+      await worker.printed('"worker started"');
+      await sink.waitFor(ids.length, 45_000);
       for (const id of ids) expect((await fixtures.settled(app, id)).status).toBe('succeeded');
+      // Fully started means its LISTEN connection is up too: stopping a worker while that
+      // connection is still being made left it connected, and the worker never exited.
+      await listening(fixtures);
     } finally {
       worker.child.kill('SIGTERM');
       expect((await worker.exit).code).toBe(0);
@@ -120,3 +146,11 @@ describe('worker processes: crash safety and exactly-once claiming (PRODUCT.md ย
     expect(sink.received).toHaveLength(1);
   });
 });
+
+/** Waits until a connection to the test database is LISTENing for deliveries (the worker's). */
+async function listening(fixtures: TestWorker): Promise<void> {
+  const listen = `LISTEN ${DELIVERY_CHANNEL}`;
+  while ((await fixtures.sql('SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = $1', [listen])).length === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
