@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import pg from 'pg';
-import { FuzzRequest, FuzzTargets, requestArbitrary } from './fuzz/request-arbitraries';
+import { FuzzRequest, FuzzTargets, operationsOf, requestArbitrary } from './fuzz/request-arbitraries';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -96,12 +96,14 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
 
   it('never answers 5xx, always with the envelope, and a refused request changes nothing', async () => {
     const statuses = new Map<number, number>();
+    const succeeded = new Set<string>();
     await fc.assert(
       fc.asyncProperty(requestArbitrary(document, targets), async (request) => {
         const mutating = !['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(request.method);
         const before = mutating ? await storedState() : null;
         const res = await send(request);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status < 300) succeeded.add(request.operation);
         const what = `${request.method} ${request.path.slice(0, 200)}`;
         if (request.method !== 'HEAD') assertEnvelope(res.status, res.text, res.headers['x-request-id'], what);
         else if (res.status >= 500) throw new Error(`${what} answered ${res.status}`);
@@ -112,7 +114,11 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     console.log(`fuzz: answers by status ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
-    expect((await send({ method: 'GET', path: '/healthz', headers: {} })).status).toBe(200);
+    // The run reached past validation: requests that worked, on most operations (a fuzzed DELETE
+    // or revocation may leave the rest of one operation answering 404 or 403, by design).
+    const operations = new Set(operationsOf(document).map((operation) => `${operation.method.toUpperCase()} ${operation.template}`));
+    expect(succeeded.size).toBeGreaterThanOrEqual(Math.min(operations.size, RUNS / 100) * 0.6);
+    expect((await send({ method: 'GET', path: '/healthz', headers: {}, operation: 'GET /healthz' })).status).toBe(200);
   });
 
   it('answers mangled raw HTTP with the envelope or not at all, never with a 5xx', async () => {
@@ -146,19 +152,26 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
       }),
       { numRuns: RAW_RUNS, seed: SEED, endOnFailure: true },
     );
-    expect((await send({ method: 'GET', path: '/healthz', headers: {} })).status).toBe(200);
+    expect((await send({ method: 'GET', path: '/healthz', headers: {}, operation: 'GET /healthz' })).status).toBe(200);
   });
 });
 
-/** Writes the bytes, half-closes, and collects whatever comes back until the server closes. */
+/**
+ * Writes the bytes, half-closes, and collects whatever comes back until the server closes. A
+ * server that neither answers nor closes within 5 s fails the case: it would be holding the
+ * connection of a client that has finished.
+ */
 function rawExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.end(bytes, 'latin1'));
     let answer = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk) => (answer += chunk));
     socket.on('error', () => undefined);
     socket.on('close', () => resolve(answer));
-    socket.setTimeout(5_000, () => socket.destroy());
+    socket.setTimeout(5_000, () => {
+      socket.destroy();
+      reject(new Error(`the server neither answered nor closed within 5 s after ${JSON.stringify(bytes)}`));
+    });
   });
 }

@@ -1,4 +1,6 @@
 import { findErrorCode } from '@herald/contracts';
+import { UlidIdGenerator } from '@herald/core';
+import { ApplicationRepository, EventRepository } from '@herald/database';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { createTestApp, ADMIN_KEY, TestApp } from './support/test-app';
@@ -109,6 +111,27 @@ describe('hostile input', () => {
   });
 
   describe('bodies', () => {
+    it('reads a body that starts with a byte-order mark, and refuses bytes that are not UTF-8 (400-01)', async () => {
+      // fetch sends a Buffer as its bytes (supertest would serialise it as JSON).
+      const post = (bytes: Buffer) =>
+        fetch(`http://127.0.0.1:${port}/admin/accounts`, { method: 'POST', headers: { authorization: ADMIN_KEY, 'content-type': 'application/json' }, body: bytes });
+      expect((await post(Buffer.from('\ufeff{"name":"bom"}'))).status).toBe(201);
+      const latin1 = await post(Buffer.from('{"name":"caf\xe9"}', 'latin1'));
+      expect(latin1.status).toBe(400);
+      expect(((await latin1.json()) as { error: unknown }).error).toEqual({ code: '400-01', message: 'The request body is not valid UTF-8.' });
+    });
+
+    it('keeps an answer small however many fields are wrong, and cuts long field names', async () => {
+      const many = `{${Array.from({ length: 500 }, (_, i) => `"f${i}":1`).join(',')}}`;
+      const res = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY).set('Content-Type', 'application/json').send(many);
+      expectError(res, 400, '400-02');
+      expect(res.body.error.details).toHaveLength(20);
+      expect(res.body.error.message).toMatch(/and \d+ more/);
+      const long = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY).send({ name: 'x', ['k'.repeat(60_000)]: 1 });
+      expectError(long, 400, '400-02');
+      expect(long.text.length).toBeLessThan(2_000); // it would be 180 KB: the name three times over
+    });
+
     const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
     it('400-01 for JSON nested deeper than 32 levels, however deep', async () => {
@@ -252,6 +275,27 @@ describe('hostile input', () => {
   });
 
   describe('one request bad input never fails another', () => {
+    it('a row PostgreSQL refuses fails alone: the rest of its micro-batch commits', async () => {
+      const other = await t.fixtures.tenantWithWebhook();
+      const applications = t.app.get(ApplicationRepository);
+      const scope = applications.scopeOf((await applications.findById(other.applicationId))!);
+      const ids = new UlidIdGenerator();
+      const event = (eventType: string) => ({
+        id: ids.next('evt'), eventType, payload: '{}', createdAt: new Date(), deliveryId: ids.next('dlv'), ignoresSubscription: true,
+      });
+      const events = t.app.get(EventRepository);
+      // The first submit is written alone; the rest queue up behind it and share one statement.
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 15 }, () => events.publish(scope, event('acw_start'))),
+        events.publish(scope, event('acw\u0000start')), // SQLSTATE 22021: text cannot hold NUL
+        ...Array.from({ length: 15 }, () => events.publish(scope, event('acw_start'))),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([...Array(15).fill('fulfilled'), 'rejected', ...Array(15).fill('fulfilled')]);
+      const [count] = await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM events WHERE application_id = $1', [other.applicationId]);
+      expect(Number(count.n)).toBe(30);
+    });
+
+
     it('a publish refused for a NUL, alongside a burst of valid publishes from another tenant, fails alone', async () => {
       const other = await t.fixtures.tenantWithWebhook();
       await t.http.put(`/application/${other.applicationId}/webhook/subscription/acw_start`).set('Authorization', other.key).send({});

@@ -51,6 +51,18 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure {
   return 'other';
 }
 
+/**
+ * Whether PostgreSQL refused the data itself (SQLSTATE class 22, data exception, or 23,
+ * integrity constraint violation): the kind of failure one row of a batch can cause alone.
+ */
+export function isDataError(error: unknown): boolean {
+  for (const candidate of causeChain(error)) {
+    const code = (candidate as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}
+
 function adapterErrorKind(meta: unknown): string | undefined {
   const cause = (meta as { driverAdapterError?: { cause?: { kind?: unknown } } } | undefined)?.driverAdapterError?.cause;
   return typeof cause?.kind === 'string' ? cause.kind : undefined;

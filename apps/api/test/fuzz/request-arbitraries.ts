@@ -11,7 +11,9 @@ export interface FuzzRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
+  /** The OpenAPI path template this request was made from, to count what was exercised. */
+  operation: string;
 }
 
 /** What the fuzzer may plug in where a real value belongs (ids that exist, keys that work). */
@@ -160,12 +162,15 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
     );
   };
 
-  const bodyText: (schema: Schema | undefined) => fc.Arbitrary<string | undefined> = (schema) =>
+  const bodyText: (schema: Schema | undefined) => fc.Arbitrary<string | Buffer | undefined> = (schema) =>
     fc.oneof(
       { weight: schema ? 6 : 1, arbitrary: value(schema, 0).map((v) => JSON.stringify(v) ?? 'null') },
       { weight: schema ? 1 : 6, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '[]', 'null', '"x"', '{"a":1}{', 'not json', '\u0000', `{"x":${'['.repeat(40)}${']'.repeat(40)}}`) },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+      // Bytes no string encodes: invalid UTF-8, a byte-order mark, Latin-1.
+      { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes)) },
+      { weight: 1, arbitrary: fc.constantFrom(Buffer.from('\ufeff{}'), Buffer.from('{"name":"caf\xe9"}', 'latin1'), Buffer.from([0x7b, 0xc0, 0x80, 0x7d])) },
     );
 
   const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
@@ -209,7 +214,7 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
         let path = operation.template;
         operation.pathParameters.forEach((parameter, index) => (path = path.replace(`{${parameter.name}}`, pathValues[index])));
         const search = query.map(([key, v]) => `${encodePathPart(key)}=${encodePathPart(v)}`).join('&');
-        return { method, path: search ? `${path}?${search}` : path, headers: chosen, body };
+        return { method, path: search ? `${path}?${search}` : path, headers: chosen, body, operation: `${operation.method.toUpperCase()} ${operation.template}` };
       }),
   );
 }

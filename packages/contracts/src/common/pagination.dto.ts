@@ -28,7 +28,8 @@ export function IsCursor(pattern: RegExp, what: string): PropertyDecorator {
   return (target, propertyName) => {
     ApiPropertyOptional({ description: 'next_cursor from the previous page.', pattern: pattern.source })(target, propertyName);
     ValidateIf((query: Record<string, unknown>) => query[propertyName as string] !== undefined)(target, propertyName);
-    Matches(pattern, { ...asParameter, message: `cursor must be a next_cursor from a previous page (${what})` })(target, propertyName);
+    // Registration order is the order under stopAtFirstError: the type first.
     IsString({ ...asParameter, message: 'cursor must be given once, as a string' })(target, propertyName);
+    Matches(pattern, { ...asParameter, message: `cursor must be a next_cursor from a previous page (${what})` })(target, propertyName);
   };
 }

@@ -1,3 +1,4 @@
+import { idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsCursor, PageQuery } from '../common/pagination.dto';
@@ -18,7 +19,7 @@ export class DeliveryQuery extends PageQuery {
   @MaxLength(64, coded({ errorKind: 'INVALID_PARAMETER' }))
   event?: string;
 
-  @IsCursor(/^dlv_[0-9a-z]{26}$/, 'a delivery id')
+  @IsCursor(idPattern('dlv'), 'a delivery id')
   cursor?: string;
 }
 

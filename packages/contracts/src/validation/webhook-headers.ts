@@ -8,7 +8,8 @@ export const MAX_HEADER_VALUE_LENGTH = 4096;
 
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FORBIDDEN_VALUE_CHARACTERS = /[\r\n\0]/;
+/** What HTTP lets a field value carry (RFC 9110 field-vchar, SP, HTAB, obs-text); undici refuses the rest when sending. */
+const FORBIDDEN_VALUE_CHARACTERS = /[^\t\x20-\x7e\x80-\xff]/;
 
 /**
  * Names Herald sets itself or that would break HTTP framing if a customer could set them.
@@ -61,7 +62,10 @@ export function describeHeaderProblems(value: unknown, field = 'headers'): Error
     } else if (headerValue.length > MAX_HEADER_VALUE_LENGTH) {
       problems.push({ field: at, message: `header values must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
     } else if (FORBIDDEN_VALUE_CHARACTERS.test(headerValue)) {
-      problems.push({ field: at, message: 'header values must not contain CR, LF or NUL' });
+      problems.push({
+        field: at,
+        message: 'header values must not contain CR, LF, NUL or other control characters, or characters beyond Latin-1',
+      });
     }
   }
   return problems;

@@ -7,9 +7,10 @@ import ipaddr from 'ipaddr.js';
  * reserved, unspecified, unique-local and the IPv6 transition ranges; everything but
  * 'unicast' is refused. IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
  * The other IPv6 forms that embed an IPv4 address — NAT64 (64:ff9b::/96 and the local-use
- * 64:ff9b:1::/48), 6to4 (2002::/16), Teredo (2001::/32), SIIT (::ffff:0:0:0/96) and the
- * deprecated IPv4-compatible ::a.b.c.d (which ipaddr.js calls unicast) — are refused whatever
- * they carry: each can be routed to an IPv4 address Herald would never dial directly.
+ * 64:ff9b:1::/48, both `rfc6052` to ipaddr.js), 6to4 (2002::/16), Teredo (2001::/32), SIIT
+ * (::ffff:0:0:0/96) and the deprecated IPv4-compatible ::a.b.c.d (which ipaddr.js calls
+ * unicast) — are refused whatever they carry: each can be routed to an IPv4 address Herald
+ * would never dial directly.
  */
 export class DestinationPolicy {
   private readonly allowedRanges: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
@@ -23,8 +24,9 @@ export class DestinationPolicy {
 
   /** Why an IP address is refused, or null when Herald may connect to it. */
   refusalReason(ip: string): string | null {
-    if (!ipaddr.isValid(ip)) return `"${ip}" is not an IP address`;
-    const address = normalise(ipaddr.parse(canonicalIpv6(ip)));
+    const canonical = canonicalIpv6(ip);
+    if (canonical === null || !ipaddr.isValid(canonical)) return `"${ip}" is not an IP address`;
+    const address = normalise(ipaddr.parse(canonical));
     if (this.isAllowListed(address)) return null;
     const range = embedsIpv4(address) ?? address.range();
     return range === 'unicast' ? null : `${address.toString()} is ${RANGE_DESCRIPTIONS[range] ?? `a reserved address (${range})`}`;
@@ -56,18 +58,14 @@ const RANGE_DESCRIPTIONS: Record<string, string> = {
   ipv4Compatible: 'an IPv4-compatible IPv6 address (deprecated; it embeds an IPv4 address)',
   rfc6145: 'an SIIT address (it embeds an IPv4 address)',
   rfc6052: 'a NAT64 address (it embeds an IPv4 address)',
-  nat64LocalUse: 'a NAT64 address (it embeds an IPv4 address)',
   '6to4': 'a 6to4 address (it embeds an IPv4 address)',
   teredo: 'a Teredo address (it embeds an IPv4 address)',
 };
 
-const NAT64_LOCAL_USE = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
-
-/** The IPv4-embedding ranges ipaddr.js does not name itself; null for every other address. */
+/** The IPv4-embedding range ipaddr.js calls unicast (::/96); null for every other address. */
 function embedsIpv4(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
   if (address.kind() !== 'ipv6') return null;
   const v6 = address as ipaddr.IPv6;
-  if (v6.match(NAT64_LOCAL_USE)) return 'nat64LocalUse';
   const [a, b, c, d, e, f] = v6.parts;
   // ::/96 holds :: and ::1 (ipaddr.js names those) and the deprecated ::a.b.c.d form.
   if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0 && !['unspecified', 'loopback'].includes(v6.range())) {
@@ -81,12 +79,13 @@ function embedsIpv4(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
  * deprecated IPv4-compatible form pass as the IPv4 address it names. The WHATWG URL parser
  * writes IPv6 in canonical hex (`::7f00:1`), which ipaddr.js reads right.
  */
-function canonicalIpv6(ip: string): string {
+function canonicalIpv6(ip: string): string | null {
   if (!ip.includes(':') || !ip.includes('.')) return ip;
   try {
     return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
   } catch {
-    return ip;
+    // Not an address the URL parser reads (a zone id, an odd IPv4 spelling): never judged by ipaddr.js's reading.
+    return null;
   }
 }
 

@@ -11,14 +11,21 @@ export interface IdGenerator {
   next(prefix: IdPrefix): string;
 }
 
-const ID_BODY = /^[0-9a-hjkmnp-tv-z]{26}$/;
+/** The shape of an id Herald makes with `prefix`: the prefix and a lowercase ULID (Crockford base32). */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`);
+}
+
+const ID_PATTERNS = new Map<IdPrefix, RegExp>();
 
 /**
  * Whether `value` has the shape of an id Herald made with `prefix`. Routes look ids up only
  * when they do: anything else (control characters, 10,000 characters) is simply not found.
  */
 export function isIdOf(prefix: IdPrefix, value: unknown): value is string {
-  return typeof value === 'string' && value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && ID_BODY.test(value.slice(prefix.length + 1));
+  let pattern = ID_PATTERNS.get(prefix);
+  if (!pattern) ID_PATTERNS.set(prefix, (pattern = idPattern(prefix)));
+  return typeof value === 'string' && pattern.test(value);
 }
 
 export class UlidIdGenerator implements IdGenerator {

@@ -1,6 +1,6 @@
 import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
-import { classifyDatabaseError } from '../database-errors';
+import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool } from '../pg-pool';
@@ -105,9 +105,10 @@ export class EventRepository {
   }
 
   /**
-   * One statement for the whole batch. Should it fail for any reason but an unreachable
-   * database (an unknown event type, a value PostgreSQL refuses), each event is written on its
-   * own, so only the bad one fails and concurrent publishes — other tenants' too — succeed.
+   * One statement for the whole batch. Should PostgreSQL refuse the data of one row (an unknown
+   * event type, a value it cannot store), each event is written on its own, so only the bad one
+   * fails and concurrent publishes — other tenants' too — succeed. Any other failure (a timeout,
+   * an overloaded server) fails the batch: retrying it row by row would multiply the load.
    */
   private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
     const single: EventWriter = { run: (text, values) => this.pg.sql(text, values) };
@@ -124,7 +125,7 @@ export class EventRepository {
         items.map((i) => i.event.ignoresSubscription),
       ]);
     } catch (error) {
-      if (classifyDatabaseError(error) === 'unavailable') throw error;
+      if (!isDataError(error)) throw error;
       const settled = await Promise.allSettled(items.map((i) => this.insert(single, i.scope, i.event)));
       return settled.map((outcome) =>
         outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),

@@ -5,12 +5,16 @@ import { bodyLimitFor, largestBodyLimit } from './body-limits';
 /** Deeper bodies are refused (400-01): no DTO nests past 3 levels, and payloads rarely past 10. */
 export const MAX_JSON_DEPTH = 32;
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Replaces Fastify's JSON parser so that every body problem answers with a directory code.
  * The seed sends `Content-Type: application/json` on every request, bodyless ones included, so
  * an empty body is simply no body; a route that needs one answers 400-01 from the validation
  * pipe. A body over its route's limit is a 413-00; a charset other than UTF-8 or any
  * Content-Encoding is a 415-00 (Herald would otherwise read the bytes as something they are not).
+ *
+ * Bytes that are not UTF-8 are a 400-01 (decoding them would store U+FFFD in their place).
  *
  * Plain JSON.parse, not secure-json-parse: customers' maps (headers, payloads) are kept exactly,
  * `__proto__` and `constructor` keys included (PRODUCT §2). JSON.parse makes such keys ordinary
@@ -28,16 +32,23 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
       if (body.length > limit) {
         return done(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
       }
-      const text = typeof body === 'string' ? body : body.toString('utf8');
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      let text: string;
+      try {
+        text = utf8.decode(bytes); // strips a leading BOM, as clients on .NET and PowerShell send one
+      } catch {
+        return done(new AppError('BODY_NOT_JSON', 'The request body is not valid UTF-8.'));
+      }
       if (text.trim() === '') return done(null, undefined);
+      // Before parsing: a hostile depth is refused without building it.
+      if (nestingDepthExceeds(bytes, MAX_JSON_DEPTH)) {
+        return done(new AppError('BODY_NOT_JSON', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`));
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch (error) {
         return done(new AppError('BODY_NOT_JSON', `The request body is not valid JSON: ${(error as Error).message}`));
-      }
-      if (nestingDepthExceeds(parsed, MAX_JSON_DEPTH)) {
-        return done(new AppError('BODY_NOT_JSON', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`));
       }
       done(null, parsed);
     },
@@ -56,15 +67,32 @@ export function describeUnsupportedEncoding(contentType: string | undefined, con
   return null;
 }
 
-/** Iterative, so a hostile depth cannot overflow the stack; stops at the first branch too deep. */
-export function nestingDepthExceeds(value: unknown, maxDepth: number): boolean {
-  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > maxDepth) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push({ node: child, depth: depth + 1 });
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `maxDepth`, read from its bytes:
+ * brackets inside strings do not count. One pass, no allocation; malformed text is left to
+ * JSON.parse to refuse.
+ */
+export function nestingDepthExceeds(json: Uint8Array, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const byte = json[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (++depth > maxDepth) return true;
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+      depth--;
     }
   }
   return false;

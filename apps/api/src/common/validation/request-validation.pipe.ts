@@ -30,6 +30,7 @@ export class RequestValidationPipe implements PipeTransform {
     }
     const fallback: ErrorKind = type === 'body' ? 'VALIDATION_FAILED' : 'INVALID_PARAMETER';
     const raw = (value ?? {}) as Record<string, unknown>;
+    // Top-level fields only: a DTO nesting free-form maps deeper (a batch of events) must extend this.
     const freeForm = freeFormFieldsOf(metatype);
     const structured: Record<string, unknown> = {};
     for (const key of Object.keys(raw)) {
@@ -64,9 +65,18 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An answer stays small whatever was sent: at most this many details, each field name cut short. */
+const MAX_DETAILS = 20;
+const MAX_FIELD_LENGTH = 300;
+
 function detailed(kind: ErrorKind, details: ErrorDetail[]): AppError {
+  const shown = details.slice(0, MAX_DETAILS).map(({ field, message }) =>
+    field.length > MAX_FIELD_LENGTH
+      ? { field: `${field.slice(0, MAX_FIELD_LENGTH)}…`, message: message.split(field).join(`${field.slice(0, MAX_FIELD_LENGTH)}…`) }
+      : { field, message },
+  );
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  return new AppError(kind, `${details[0].message}${more}.`, { details });
+  return new AppError(kind, `${shown[0].message}${more}.`, { details: shown });
 }
 
 /** Paths (a.b[2].c) of every object key among `names`. */
