@@ -33,6 +33,11 @@ export class ChannelListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
+      // stop() ran while this connection was being made: it must not outlive the process's shutdown.
+      if (this.stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       this.client = client;
       this.retryDelayMs = 500;
       this.handlers.onReconnected?.();
@@ -42,6 +47,8 @@ export class ChannelListener {
   }
 
   async stop(): Promise<void> {
+    // A connection still being made (a SIGTERM right after start-up) is ended by start() itself
+    // once it is made: pg cannot abort a connect in progress without leaving it unsettled.
     this.stopped = true;
     const client = this.client;
     this.client = null;
