@@ -1,19 +1,15 @@
 import { DeliveryListResponse, DeliveryQuery, DeliveryResponse, DeliveryRetryResponse } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
-import { ApiErrors, APPLICATION_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { OwnedApplication } from '../common/access/application-access.guard';
+import { ApplicationController } from '../common/access/application-controller.decorator';
+import { ApiErrors } from '../common/swagger/api-errors.decorator';
 import { DeliveryService } from './delivery.service';
 
 const DELIVERY_PARAM = { name: 'delivery_id', example: 'dlv_01jd8x6q3m0000000000000000' };
 
-@ApiTags('deliveries')
-@ApiSecurity('api-key')
-@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
-@ApiErrors(...APPLICATION_ERRORS)
-@UseGuards(ApplicationAccessGuard)
-@Controller('application/:application_id/deliveries')
+@ApplicationController('deliveries', { tag: 'deliveries' })
 export class DeliveryController {
   constructor(private readonly deliveries: DeliveryService) {}
 

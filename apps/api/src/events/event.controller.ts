@@ -1,17 +1,13 @@
 import { PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
-import { ApiErrors, APPLICATION_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Body, HttpCode, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOperation } from '@nestjs/swagger';
+import { OwnedApplication } from '../common/access/application-access.guard';
+import { ApplicationController } from '../common/access/application-controller.decorator';
+import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { EventService } from './event.service';
 
-@ApiTags('events')
-@ApiSecurity('api-key')
-@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
-@ApiErrors(...APPLICATION_ERRORS)
-@UseGuards(ApplicationAccessGuard)
-@Controller('application/:application_id')
+@ApplicationController('', { tag: 'events' })
 export class EventController {
   constructor(private readonly events: EventService) {}
 

@@ -1,19 +1,15 @@
 import { SubscriptionsResponse, UpsertSubscriptionRequest } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Body, Controller, Delete, Get, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
-import { ApiErrors, APPLICATION_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Body, Delete, Get, Param, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { OwnedApplication } from '../common/access/application-access.guard';
+import { ApplicationController } from '../common/access/application-controller.decorator';
+import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { SubscriptionService } from './subscription.service';
 
 const EVENT_PARAM = { name: 'subscription', description: 'Name of the subscribed event, e.g. acw_start.' };
 
-@ApiTags('subscriptions')
-@ApiSecurity('api-key')
-@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
-@ApiErrors(...APPLICATION_ERRORS, 'WEBHOOK_NOT_CONFIGURED')
-@UseGuards(ApplicationAccessGuard)
-@Controller('application/:application_id/webhook/subscription')
+@ApplicationController('webhook/subscription', { tag: 'subscriptions', errors: ['WEBHOOK_NOT_CONFIGURED'] })
 export class SubscriptionController {
   constructor(private readonly subscriptions: SubscriptionService) {}
 

@@ -5,18 +5,14 @@ import {
   WebhookSecretResponse,
 } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApplicationAccessGuard, OwnedApplication } from '../common/access/application-access.guard';
-import { ApiErrors, APPLICATION_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Body, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { OwnedApplication } from '../common/access/application-access.guard';
+import { ApplicationController } from '../common/access/application-controller.decorator';
+import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { WebhookService } from './webhook.service';
 
-@ApiTags('webhook')
-@ApiSecurity('api-key')
-@ApiParam({ name: 'application_id', type: 'integer', description: 'The system identifier of the application.' })
-@ApiErrors(...APPLICATION_ERRORS)
-@UseGuards(ApplicationAccessGuard)
-@Controller('application/:application_id/webhook')
+@ApplicationController('webhook', { tag: 'webhook' })
 export class WebhookController {
   constructor(private readonly webhooks: WebhookService) {}
 
