@@ -5,6 +5,7 @@ export * from './error-codes/error-code.dto';
 export * from './errors/app-error';
 export * from './errors/error-catalogue';
 export * from './errors/error-response.dto';
+export * from './errors/errors';
 export * from './errors/quote-input';
 export * from './event-types/event-type.dto';
 export * from './events/event.dto';

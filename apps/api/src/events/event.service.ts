@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Clock, CLOCK, ID_GENERATOR, IdGenerator, TEST_EVENT_TYPE } from '@herald/core';
-import { AppError, MAX_PAYLOAD_BYTES, PublishedEventDto, PublishEventRequest } from '@herald/contracts';
+import { AppError, Errors, MAX_PAYLOAD_BYTES, PublishedEventDto, PublishEventRequest } from '@herald/contracts';
 import { ApplicationScope, EventRepository, NewEvent, PublishedEventRecord, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -30,7 +30,7 @@ export class EventService {
   /** A `webhook.test` event, delivered whether or not the application subscribes to it. */
   async sendTestEvent(scope: ApplicationScope): Promise<PublishedEventDto> {
     if (!(await this.webhooks.exists(scope))) {
-      throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+      throw Errors.webhookNotConfigured(scope.applicationId);
     }
     const payload = JSON.stringify({ message: 'A test event from Herald: your endpoint is wired up.' });
     return toDto(await this.events.publish(scope, this.newEvent(TEST_EVENT_TYPE, payload, true)));

@@ -1,4 +1,4 @@
-import { AppError, quoteInput, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
+import { AppError, Errors, quoteInput, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
 import { Clock, CLOCK, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
 import { ApplicationScope, DeliveryLogRepository, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
@@ -21,9 +21,7 @@ export class SubscriptionService {
   /** Creates the subscription (omitted flags: ensure_delivery false, active true) or changes the flags given. */
   async upsert(scope: ApplicationScope, eventType: string, request: UpsertSubscriptionRequest): Promise<SubscriptionMap> {
     if (!EVENT_TYPE_NAME_PATTERN.test(eventType) || !(await this.eventTypes.exists(eventType))) {
-      throw new AppError('UNKNOWN_EVENT_TYPE', `${quoteInput(eventType)} is not an event type; GET /event_types lists them.`, {
-        details: [{ field: 'subscription', message: `unknown event type ${quoteInput(eventType)}` }],
-      });
+      throw Errors.unknownEventType(eventType, 'subscription');
     }
     await this.requireWebhook(scope);
     await this.subscriptions.upsert(scope, eventType, {
@@ -57,7 +55,7 @@ export class SubscriptionService {
 
   private async requireWebhook(scope: ApplicationScope): Promise<void> {
     if (!(await this.webhooks.exists(scope))) {
-      throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+      throw Errors.webhookNotConfigured(scope.applicationId);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Clock, CLOCK, DEFAULT_RETRY_POLICY, DestinationPolicy, generateWebhookSecret, ID_GENERATOR, IdGenerator, ipLiteralHost, retrySchedule, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
-import { AppError, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
+import { AppError, Errors, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
 import { ApplicationScope, DeliveryLogRepository, WebhookRecord, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { toWebhookDto } from './webhook.mapper';
@@ -80,7 +80,7 @@ export class WebhookService {
   private async require<T>(scope: ApplicationScope, pending: Promise<T | null>): Promise<T> {
     const value = await pending;
     if (value === null) {
-      throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+      throw Errors.webhookNotConfigured(scope.applicationId);
     }
     return value;
   }

@@ -1,4 +1,4 @@
-import { AppError } from '@herald/contracts';
+import { AppError, Errors } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
@@ -198,9 +198,7 @@ export class EventRepository {
       return { eventId: row.event_id, eventType: event.eventType, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };
     } catch (error) {
       if (classifyDatabaseError(error) === 'foreign_key_violation') {
-        throw new AppError('UNKNOWN_EVENT_TYPE', `"${event.eventType}" is not an event type; GET /event_types lists them.`, {
-          details: [{ field: 'event', message: `unknown event type "${event.eventType}"` }],
-        });
+        throw Errors.unknownEventType(event.eventType, 'event');
       }
       throw error;
     }

@@ -1,4 +1,4 @@
-import { AppError } from '@herald/contracts';
+import { Errors } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PrismaService } from '../prisma.service';
@@ -37,7 +37,7 @@ export class SubscriptionRepository {
       });
     } catch (error) {
       if (classifyDatabaseError(error) === 'foreign_key_violation') {
-        throw new AppError('WEBHOOK_NOT_CONFIGURED', `Application ${scope.applicationId} has no webhook configured.`);
+        throw Errors.webhookNotConfigured(scope.applicationId);
       }
       throw error;
     }

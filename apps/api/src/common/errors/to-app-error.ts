@@ -21,9 +21,9 @@ const BY_STATUS: Record<number, ErrorKind> = {
   405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  // A content type other than JSON is 400-01 (PRODUCT §2); 415-00 is for a charset or an encoding.
   415: 'BODY_NOT_JSON',
   429: 'TOO_MANY_REQUESTS',
-  503: 'SERVICE_UNAVAILABLE',
 };
 
 /**
