@@ -1,11 +1,11 @@
 import { HeraldConfig } from '@herald/core';
 import { DatabaseModule } from '@herald/database';
+import { HeraldRuntimeModule } from '@herald/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
-import { CommonProvidersModule } from './common/providers';
-import { ConfigModule } from './config/config.module';
+import { CommonModule } from './common/common.module';
 import { DeliveryModule } from './deliveries/delivery.module';
 import { ErrorCodeModule } from './error-codes/error-code.module';
 import { EventTypeModule } from './event-types/event-type.module';
@@ -18,15 +18,11 @@ import { WebhookModule } from './webhooks/webhook.module';
 @Module({})
 export class AppModule {
   static forRoot(config: HeraldConfig): DynamicModule {
-    if (!config.database.url) {
-      throw new Error('The api needs DATABASE_URL; `pnpm start` sets it to the embedded database when you have none.');
-    }
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
-        DatabaseModule.forRoot({ url: config.database.url, poolSize: config.database.poolSize }),
-        CommonProvidersModule,
+        HeraldRuntimeModule.forRoot(config, { service: 'herald-api', database: DatabaseModule }),
+        CommonModule,
         HealthModule,
         MetricsModule,
         ErrorCodeModule,

@@ -1,3 +1,4 @@
+import { NestPinoLogger } from '@herald/runtime';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { errorEnvelope } from './common/errors/error-envelope';
@@ -6,7 +7,6 @@ import { answerConnectRequests, requestLineProblem } from './common/http/protoco
 import { REQUEST_ID_HEADER } from './common/http/request-id';
 import { RouteTable } from './common/http/route-table';
 import { setupSwagger } from './common/swagger/swagger';
-import { NestPinoLogger } from './common/logging/logger';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { ApiMetrics } from './metrics/api-metrics';
 
@@ -51,6 +51,8 @@ export function configureApp(app: NestFastifyApplication): void {
   app.useLogger(logger);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new AppExceptionFilter(routes, logger));
-  app.enableShutdownHooks();
+  // Exit once shut down instead of re-raising the signal (Nest's default): a process killed by its
+  // signal never emits 'exit', where the logger writes the lines still waiting for their batch.
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
   setupSwagger(app);
 }

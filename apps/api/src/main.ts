@@ -1,15 +1,15 @@
 import 'reflect-metadata';
-import { StartupError } from '@herald/core';
+import { parseHeraldConfig, StartupError } from '@herald/core';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { createHttpAdapter, NEST_APP_OPTIONS } from './common/http/http-adapter';
 import { createLogger } from './common/logging/logger';
-import { loadConfig } from './config/load-config';
 import { configureApp } from './configure-app';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // The one place the api reads the environment.
+  const config = parseHeraldConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(createLogger(config)), NEST_APP_OPTIONS);
   configureApp(app);
   await app.listen(config.http.port, config.http.host);

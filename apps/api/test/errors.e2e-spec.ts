@@ -1,6 +1,6 @@
 import { EventTypeRepository } from '@herald/database';
 import { ERROR_DIRECTORY } from '@herald/contracts';
-import { NestPinoLogger } from '../src/common/logging/logger';
+import { NestPinoLogger } from '@herald/runtime';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { StartupError } from '@herald/core';
+import { parseHeraldConfig, StartupError } from '@herald/core';
+import { createHeraldLogger, NestPinoLogger } from '@herald/runtime';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
-import { loadConfig } from './config/load-config';
 import { WorkerModule } from './worker.module';
 
 /**
@@ -10,11 +9,16 @@ import { WorkerModule } from './worker.module';
  * cannot), then runs until SIGTERM or SIGINT and closes its connections before exiting.
  */
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
-  const logger = app.get(Logger);
-  app.useLogger(logger);
-  logger.log('worker started');
+  // The one place the worker reads the environment.
+  const config = parseHeraldConfig(process.env);
+  // Not batched like the api's lines: at the default level the worker writes only its start, its
+  // stop and failures (a line per attempt is debug), and those are wanted when they happen. A
+  // 4 KiB batch would hold "worker started", which the operator, the benchmarks and the tests
+  // wait for, until 4 KiB of later lines came: hours, on a quiet worker. The writes stay
+  // asynchronous, and lines that come while one is being written go out together.
+  const logger = createHeraldLogger(config, { service: 'herald-worker', batchBytes: 0 });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: new NestPinoLogger(logger) });
+  logger.info('worker started');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     // Signal listeners do not keep Node alive; this timer does until a signal arrives.
@@ -26,7 +30,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  logger.log(`worker stopping on ${signal}`);
+  logger.info(`worker stopping on ${signal}`);
   await app.close();
 }
 

@@ -1,0 +1,45 @@
+import { CLOCK, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, IdGenerator, StartupError, systemClock, UlidIdGenerator } from '@herald/core';
+import { DynamicModule, Module } from '@nestjs/common';
+import { HeraldService } from './herald-service';
+
+/** The `forRoot` of one of `@herald/database`'s modules. */
+export interface DatabaseModuleFactory {
+  forRoot(options: { url: string; poolSize: number }): DynamicModule;
+}
+
+export interface HeraldRuntimeOptions {
+  service: HeraldService;
+  /**
+   * The process's database module: `DatabaseModule` for the api (Prisma and the pool), and
+   * `DeliveryQueueModule` from `@herald/database/dist/queue` for the worker, which must never load
+   * Prisma. The process chooses, so this package imports neither.
+   */
+  database: DatabaseModuleFactory;
+}
+
+/**
+ * What every Herald process runs on, for all of its modules: the configuration parsed once at
+ * start-up (main.ts), the clock and the id generator (injected, so tests can fix time and ids),
+ * and the database connection.
+ */
+@Module({})
+export class HeraldRuntimeModule {
+  static forRoot(config: HeraldConfig, { service, database }: HeraldRuntimeOptions): DynamicModule {
+    const url = config.database.url;
+    if (!url) {
+      // Only the cli may run without one: `herald start` serves the embedded database and hands its URL on.
+      throw new StartupError(`DATABASE_URL is not set: ${service} needs a PostgreSQL server; \`pnpm start\` sets it to the embedded database when you have none.`);
+    }
+    return {
+      module: HeraldRuntimeModule,
+      global: true,
+      imports: [database.forRoot({ url, poolSize: config.database.poolSize })],
+      providers: [
+        { provide: HERALD_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: ID_GENERATOR, useFactory: (): IdGenerator => new UlidIdGenerator() },
+      ],
+      exports: [HERALD_CONFIG, CLOCK, ID_GENERATOR],
+    };
+  }
+}
