@@ -1,6 +1,6 @@
 /**
  * What the worker needs, and nothing that loads Prisma or the API contracts: import it as
- * `@herald/database/dist/queue`. The package's main entry loads the generated Prisma client,
+ * `@herald/database/queue`. The package's main entry loads the generated Prisma client,
  * about 60 MB of resident memory the worker has no use for.
  */
 import { DynamicModule, Module } from '@nestjs/common';
@@ -11,6 +11,7 @@ export * from './notifications/channel-listener';
 export { DELIVERY_CHANNEL } from './notifications/delivery-channel';
 export * from './pg-pool';
 export * from './repositories/delivery-queue.repository';
+export type { WebhookRecord } from './repositories/records';
 
 /** The pool and the delivery queue, for the worker. */
 @Module({})

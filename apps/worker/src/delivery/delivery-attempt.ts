@@ -1,29 +1,21 @@
-import {
-  Clock,
-  CLOCK,
-  HERALD_VERSION,
-  ID_GENERATOR,
-  IdGenerator,
-  nextStep,
-  signatureHeader,
-  webhookBody,
-} from '@herald/core';
-import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/dist/queue';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, nextStep } from '@herald/core';
+import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
-import { WebhookSender } from './webhook-sender';
+import { DELIVERY_TRANSPORTS, DeliveryTransports } from './transports/delivery-transport';
 
 /**
  * One attempt of one claimed delivery, with the configuration stored at this moment: cancelled
- * if the webhook or (for a subscribed event) the active subscription is gone; otherwise signed,
- * sent, and recorded with what follows (PRODUCT.md §5.2, `nextStep`).
+ * if the webhook or (for a subscribed event) the active subscription is gone; otherwise handed
+ * to the transport of its destination's kind, and recorded with what follows (PRODUCT.md §5.2,
+ * `nextStep`). Nothing here knows how a destination is reached.
  */
 @Injectable()
 export class DeliveryAttempt {
   constructor(
     private readonly queue: DeliveryQueueRepository,
-    private readonly sender: WebhookSender,
+    @Inject(DELIVERY_TRANSPORTS) private readonly transports: DeliveryTransports,
     private readonly metrics: WorkerMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
@@ -36,17 +28,9 @@ export class DeliveryAttempt {
     }
 
     const startedAt = this.clock.now();
-    const timestamp = Math.floor(startedAt.getTime() / 1000);
-    const body = webhookBody(context.event);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': `Herald/${HERALD_VERSION}`,
-      ...webhook.headers,
-      'webhook-id': context.event.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(context.secrets, context.event.id, timestamp, body),
-    };
-    const result = await this.sender.send({ url: webhook.url, headers, body }, shutdown);
+    const transport = this.transports.get('webhook');
+    if (!transport) throw new Error('DeliveryModule registers no transport for webhooks');
+    const { result, target } = await transport.send({ ...context, webhook }, startedAt, shutdown);
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
       // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.
@@ -68,7 +52,7 @@ export class DeliveryAttempt {
       id: this.ids.next('att'),
       startedAt,
       durationMs: result.durationMs,
-      url: webhook.url,
+      url: target,
       responseStatus: result.status,
       responseExcerpt: result.excerpt,
       error: result.error,

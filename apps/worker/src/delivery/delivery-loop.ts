@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
-import { AttemptContextRecord, ChannelListener, ClaimedDelivery, DELIVERY_CHANNEL, DeliveryQueueRepository } from '@herald/database/dist/queue';
+import { AttemptContextRecord, ChannelListener, ClaimedDelivery, DELIVERY_CHANNEL, DeliveryQueueRepository } from '@herald/database/queue';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { DeliveryAttempt } from './delivery-attempt';

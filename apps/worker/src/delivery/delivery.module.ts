@@ -3,8 +3,10 @@ import { Module } from '@nestjs/common';
 import { Agent } from 'undici';
 import { DeliveryAttempt } from './delivery-attempt';
 import { DeliveryLoop } from './delivery-loop';
-import { createSafeConnector } from './safe-connector';
-import { WebhookSender } from './webhook-sender';
+import { DELIVERY_TRANSPORTS, DeliveryTransport } from './transports/delivery-transport';
+import { HttpWebhookTransport } from './transports/http-webhook/http-webhook.transport';
+import { createSafeConnector } from './transports/http-webhook/safe-connector';
+import { WebhookSender } from './transports/http-webhook/webhook-sender';
 
 @Module({
   providers: [
@@ -24,6 +26,13 @@ import { WebhookSender } from './webhook-sender';
         });
         return new WebhookSender(agent, timeoutMs);
       },
+    },
+    HttpWebhookTransport,
+    {
+      // One entry per destination kind; DeliveryAttempt picks by kind.
+      provide: DELIVERY_TRANSPORTS,
+      inject: [HttpWebhookTransport],
+      useFactory: (...transports: DeliveryTransport[]) => new Map(transports.map((transport) => [transport.kind, transport])),
     },
     DeliveryAttempt,
     DeliveryLoop,
