@@ -4,7 +4,7 @@ import { NestPinoLogger } from '@herald/runtime';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
-import { proxyDatabase } from './support/tcp-proxy';
+import { proxyDatabase } from '@herald/testing';
 
 /**
  * Walks every way a request can fail outside a route's own rules, and checks each answer has

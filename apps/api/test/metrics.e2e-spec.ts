@@ -1,5 +1,5 @@
 import { sql } from './support/sql';
-import { proxyDatabase } from './support/tcp-proxy';
+import { proxyDatabase } from '@herald/testing';
 import { Tenant } from './support/fixtures';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
 

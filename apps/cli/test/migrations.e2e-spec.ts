@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cloneDatabase, databaseUrl, dropDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { cloneDatabase, databaseUrl, dropDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import pg from 'pg';
 import { runCli } from './support/run-cli';
 

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cloneDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { cloneDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { Webhook } from 'standardwebhooks';
-// The worker's test receiver, shared rather than copied.
-import { Sink } from '../../worker/test/support/sink';
+import { Sink } from '@herald/testing';
 import { callApi, freePort, runCli, startCli, waitForOk } from './support/run-cli';
 
 const ADMIN_KEY = 'cli-test-admin-key-0123456789';

@@ -1,6 +1,5 @@
-import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
-// The worker's test receiver, shared rather than copied.
-import { Received, Sink } from '../../worker/test/support/sink';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
+import { Received, Sink } from '@herald/testing';
 import { callApi, freePort, Running, startCli, waitForOk } from './support/run-cli';
 import { childPid, holdPort, Poll, pollContinuously, waitUntil } from './support/processes';
 

@@ -1,4 +1,4 @@
-import { databaseUrl, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { databaseUrl, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { freePort, runCli } from './support/run-cli';
 
 // An operator pointing the cli at the wrong database gets one line naming the server and the

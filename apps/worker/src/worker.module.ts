@@ -1,6 +1,6 @@
 import { HeraldConfig } from '@herald/core';
 // Not the package's main entry: that loads Prisma, which the worker does not use.
-import { DeliveryQueueModule } from '@herald/database/dist/queue';
+import { DeliveryQueueModule } from '@herald/database/queue';
 import { HeraldRuntimeModule } from '@herald/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryModule } from './delivery/delivery.module';

@@ -1,7 +1,7 @@
 import { HERALD_VERSION, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
 import { DeliveryLogRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
 import { Webhook } from 'standardwebhooks';
-import { Sink } from './support/sink';
+import { Sink } from '@herald/testing';
 import { TestWorker } from './support/test-worker';
 
 describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {

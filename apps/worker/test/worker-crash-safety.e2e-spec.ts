@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { DELIVERY_CHANNEL } from '@herald/database/dist/queue';
-import { Sink } from './support/sink';
+import { DELIVERY_CHANNEL } from '@herald/database/queue';
+import { Sink } from '@herald/testing';
 import { TestWorker } from './support/test-worker';
 
 const WORKER = path.resolve(__dirname, '../dist/main.js');

@@ -1,14 +1,6 @@
-import net from 'node:net';
-import { Sink } from './support/sink';
+import { freePort, Sink } from '@herald/testing';
 import { TestWorker } from './support/test-worker';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The value of one sample line, e.g. `herald_delivery_outcomes_total{outcome="succeeded"}`; 0 when absent. */
 function sample(text: string, series: string): number {

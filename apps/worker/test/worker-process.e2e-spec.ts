@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 
 const WORKER = path.resolve(__dirname, '../dist/main.js');
 

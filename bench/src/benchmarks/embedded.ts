@@ -11,7 +11,7 @@ import { BenchSink } from '../harness/sink';
 /** The embedded database (PGlite over a socket), for the record: what `pnpm start` gives without PostgreSQL. */
 export async function embedded(context: BenchContext): Promise<BenchResult> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { startEmbeddedDatabase } = require('@herald/cli/dist/embedded/embedded-database') as typeof import('@herald/cli/dist/embedded/embedded-database');
+  const { startEmbeddedDatabase } = require('@herald/cli/embedded') as typeof import('@herald/cli/embedded');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'herald-bench-pglite-'));
   const database = await startEmbeddedDatabase(dataDir);
   const sink = await new BenchSink().start();

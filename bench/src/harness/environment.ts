@@ -1,10 +1,10 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { applyMigrations } from '@herald/database';
 import pg from 'pg';
 import { request } from 'undici';
+import { freePort } from '@herald/testing';
 
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
@@ -134,13 +134,7 @@ export async function withClient<T>(url: string, run: (client: pg.Client) => Pro
   }
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, running: RunningProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,5 +1,5 @@
 import { HeraldConfig, parseHeraldConfig } from '@herald/core';
-import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
+import { freePort, waitForOk as waitForUrl } from '@herald/testing';
 import path from 'node:path';
 
 export const CLI = path.resolve(__dirname, '../../dist/main.js');
@@ -57,27 +57,11 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv): Running {
   };
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
-/** Polls a URL until it answers 200 or the deadline passes. */
-export async function waitForOk(url: string, timeoutMs: number, running?: Running): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (running && running.child.exitCode !== null) throw new Error(`exited early:\n${running.output()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms\n${running?.output() ?? ''}`);
+/** Polls a URL until it answers 200; fails at once if the cli under test has exited. */
+export function waitForOk(url: string, timeoutMs: number, running?: Running): Promise<void> {
+  return waitForUrl(url, timeoutMs, () => (running && running.child.exitCode !== null ? `the cli exited early:\n${running.output()}` : null));
 }
 
 /** Calls the running api as an operator's script would; answers with the status and the JSON body. */

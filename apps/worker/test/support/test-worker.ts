@@ -8,7 +8,7 @@ import {
   SubscriptionRepository,
   WebhookRepository,
 } from '@herald/database';
-import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/dist/testing';
+import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';

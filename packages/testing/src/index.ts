@@ -1,0 +1,3 @@
+export * from './ports';
+export * from './sink';
+export * from './tcp-proxy';
