@@ -1,9 +1,10 @@
+import { API_KEY_SCOPES, APPLICATION_ID_MAX, ApiKeyScope } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsIntegerInRange } from '../validation/integer-in-range';
 
 export const NAME_MAX_LENGTH = 200;
-export const APPLICATION_ID_MAX = 2_147_483_647;
+export { APPLICATION_ID_MAX };
 const ACCOUNT_ID = /^acc_[0-9a-z]{26}$/;
 
 export class CreateAccountRequest {
@@ -104,8 +105,8 @@ export class ApiKeyDto {
   @ApiProperty({ type: String, nullable: true, example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
   account_id!: string | null;
 
-  @ApiProperty({ enum: ['account', 'admin'], example: 'account' })
-  scope!: 'account' | 'admin';
+  @ApiProperty({ enum: API_KEY_SCOPES, example: 'account' })
+  scope!: ApiKeyScope;
 
   @ApiProperty({ type: String, nullable: true, format: 'date-time', example: null })
   revoked_at!: string | null;

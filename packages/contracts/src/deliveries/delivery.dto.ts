@@ -1,22 +1,19 @@
-import { idPattern } from '@herald/core';
+import { ATTEMPT_ERRORS, DELIVERY_STATUSES, DeliveryStatus, EVENT_TYPE_NAME_MAX_LENGTH, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsCursor, PageQuery } from '../common/pagination.dto';
 import { coded } from '../validation/coded-constraint';
 
-export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] as const;
-export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
-
 export class DeliveryQuery extends PageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @ValidateIf((query: DeliveryQuery) => query.status !== undefined)
   @IsIn(DELIVERY_STATUSES, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
-  status?: DeliveryStatusName;
+  status?: DeliveryStatus;
 
   @ApiPropertyOptional({ example: 'acw_start' })
   @ValidateIf((query: DeliveryQuery) => query.event !== undefined)
   @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
-  @MaxLength(64, coded({ errorKind: 'INVALID_PARAMETER' }))
+  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH, coded({ errorKind: 'INVALID_PARAMETER' }))
   event?: string;
 
   @IsCursor(idPattern('dlv'), 'a delivery id')
@@ -45,7 +42,7 @@ export class DeliveryAttemptDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    enum: ['dns_error', 'connection_refused', 'connect_timeout', 'tls_error', 'destination_blocked', 'timeout', 'network_error'],
+    enum: ATTEMPT_ERRORS,
     description: 'Why no answer came; null when the receiver answered.',
   })
   error!: string | null;
@@ -65,7 +62,7 @@ export class DeliverySummaryDto {
   event!: string;
 
   @ApiProperty({ enum: DELIVERY_STATUSES })
-  status!: DeliveryStatusName;
+  status!: DeliveryStatus;
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;

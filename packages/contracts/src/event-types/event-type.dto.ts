@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_TYPE_NAME_PATTERN } from '@herald/core';
+import { EVENT_TYPE_NAME_MAX_LENGTH, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
 import { IsCursor, PageQuery } from '../common/pagination.dto';
 import { IsDefined, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 
@@ -14,7 +14,7 @@ export class CreateEventTypeRequest {
   @ApiProperty({ pattern: EVENT_TYPE_NAME_PATTERN.source, example: 'call_recording_ready' })
   @IsDefined()
   @IsString()
-  @Matches(EVENT_TYPE_NAME_PATTERN, { message: 'name must be 1 to 64 of a-z, 0-9, "_" and "."' })
+  @Matches(EVENT_TYPE_NAME_PATTERN, { message: `name must be 1 to ${EVENT_TYPE_NAME_MAX_LENGTH} of a-z, 0-9, "_" and "."` })
   name!: string;
 
   @ApiPropertyOptional({ maxLength: EVENT_TYPE_DESCRIPTION_MAX_LENGTH, example: 'A call recording can be downloaded.' })

@@ -1,3 +1,4 @@
+import { EVENT_TYPE_NAME_MAX_LENGTH } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FreeForm } from '../validation/free-form';
 import { IsDefined, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
@@ -10,7 +11,7 @@ export class PublishEventRequest {
   @IsDefined()
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH)
   event!: string;
 
   @ApiProperty({

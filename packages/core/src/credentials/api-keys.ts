@@ -1,5 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 
+/** An account key acts on its account's applications; an admin key on every application. */
+export const API_KEY_SCOPES = ['account', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 export const API_KEY_PREFIX = 'hk_';
 /** `hk_` + 43 url-safe base64 characters (32 random bytes). */
 export const API_KEY_PATTERN = /^hk_[A-Za-z0-9_-]{43}$/;

@@ -2,21 +2,23 @@
  * What one attempt to deliver produced, as the sender classifies it. The sender never throws:
  * every outcome is one of these.
  */
-export type AttemptError =
+export const ATTEMPT_ERRORS = [
   /** The host name did not resolve. */
-  | 'dns_error'
+  'dns_error',
   /** Nothing accepted the connection. */
-  | 'connection_refused'
+  'connection_refused',
   /** No connection within the connect timeout. */
-  | 'connect_timeout'
+  'connect_timeout',
   /** The TLS handshake failed (certificate, protocol). */
-  | 'tls_error'
+  'tls_error',
   /** The destination resolved to an address Herald may not connect to (PRODUCT.md §5.4). */
-  | 'destination_blocked'
+  'destination_blocked',
   /** The whole attempt took longer than HERALD_DELIVERY_TIMEOUT_SECONDS. */
-  | 'timeout'
+  'timeout',
   /** The connection broke after the request may have been sent. */
-  | 'network_error';
+  'network_error',
+] as const;
+export type AttemptError = (typeof ATTEMPT_ERRORS)[number];
 
 export interface AttemptResult {
   /** The HTTP status when the receiver answered; null when it did not. */
