@@ -13,9 +13,16 @@ export interface DatabaseOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * The process's one `pg` pool: Prisma runs on it (PrismaService), and the few statements run per
- * event and per attempt go to it directly, where Prisma's query engine cost most of the time
- * (bench/). The worker uses only this, so it never loads Prisma (about 60 MB of RSS).
+ * A statement on the pool, or on a transaction's connection: `$1`… placeholders, the rows back.
+ * Every hand-written statement in Herald runs through one of these (ARCHITECTURE.md, Data).
+ */
+export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/**
+ * The process's one `pg` pool: Prisma runs on it (PrismaService), and every hand-written
+ * statement runs on it directly (`sql`, `transaction`), the few run per event and per attempt
+ * among them, where Prisma's query engine cost most of the time (bench/). The worker uses only
+ * this, so it never loads Prisma (about 60 MB of RSS).
  * Connects at start-up and fails loudly if it cannot: a process without its database is useless.
  */
 @Injectable()
@@ -31,8 +38,35 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     this.where = describeServer(options.url);
   }
 
-  async sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-    return (await this.pool.query<T>(text, values)).rows;
+  /** One statement in its own transaction. A property, so it can be handed on like a transaction's. */
+  readonly sql: SqlQuery = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+    (await this.pool.query<T>(text, values)).rows;
+
+  /**
+   * Runs `work` between BEGIN and COMMIT on one pooled connection; its statements go through the
+   * `sql` it is given. Whatever `work` throws rolls the transaction back and is rethrown. A
+   * connection that failed on the way is destroyed rather than returned to the pool.
+   */
+  async transaction<R>(work: (sql: SqlQuery) => Promise<R>): Promise<R> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    // A checked-out client that loses its server emits 'error'; unheard, that would crash the process.
+    const onError = (error: Error) => (broken ??= error);
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN');
+      const result = await work(async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+        (await client.query<T>(text, values)).rows,
+      );
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (!broken) await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+      throw error;
+    } finally {
+      client.off('error', onError);
+      client.release(broken ?? false);
+    }
   }
 
   async onModuleInit(): Promise<void> {

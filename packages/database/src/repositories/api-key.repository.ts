@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
+import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApiKeyRecord, ApiKeyScope } from './records';
 
@@ -10,7 +11,10 @@ const SELECT = { id: true, accountId: true, scope: true, name: true, prefix: tru
 
 @Injectable()
 export class ApiKeyRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pg: PgPool,
+  ) {}
 
   async create(key: {
     id: string;
@@ -33,9 +37,11 @@ export class ApiKeyRepository {
    * to drop it from its cache. Null when there is no such key.
    */
   async revoke(id: string, now: Date): Promise<ApiKeyRecord | null> {
-    await this.prisma.$queryRaw`
-      WITH revoked AS (UPDATE api_keys SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL RETURNING id)
-      SELECT pg_notify(${API_KEY_CHANNEL}, id)::text FROM revoked`;
+    await this.pg.sql(
+      `WITH revoked AS (UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id)
+       SELECT pg_notify($3, id)::text FROM revoked`,
+      [now, id, API_KEY_CHANNEL],
+    );
     return this.prisma.apiKey.findUnique({ where: { id }, select: SELECT });
   }
 
@@ -47,6 +53,6 @@ export class ApiKeyRepository {
       create: { id: BOOTSTRAP_ADMIN_KEY_ID, ...fields },
       update: fields,
     });
-    await this.prisma.$queryRaw`SELECT pg_notify(${API_KEY_CHANNEL}, ${BOOTSTRAP_ADMIN_KEY_ID})::text`;
+    await this.pg.sql(`SELECT pg_notify($1, $2)::text`, [API_KEY_CHANNEL, BOOTSTRAP_ADMIN_KEY_ID]);
   }
 }

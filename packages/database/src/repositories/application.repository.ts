@@ -1,16 +1,20 @@
+import { APPLICATION_ID_MAX } from '@herald/core';
 import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
+import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationRecord, ApplicationScope } from './records';
 
-const MAX_APPLICATION_ID = 2_147_483_647;
 /** Concurrent creations without an id can pick the same next id; the loser simply tries again. */
 const ID_ATTEMPTS = 5;
 
 @Injectable()
 export class ApplicationRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pg: PgPool,
+  ) {}
 
   async findById(id: number): Promise<ApplicationRecord | null> {
     return this.prisma.application.findUnique({
@@ -50,13 +54,15 @@ export class ApplicationRepository {
    * one. Platform-chosen ids can leave any pattern, so "free" is checked, never assumed.
    */
   private async nextFreeId(): Promise<number> {
-    const [{ next }] = await this.prisma.$queryRaw<{ next: number | null }[]>`
-      SELECT COALESCE(
-        (SELECT max(id) + 1 FROM applications HAVING max(id) < ${MAX_APPLICATION_ID}),
-        (SELECT candidate.id FROM (SELECT 1 AS id UNION ALL SELECT id + 1 FROM applications WHERE id < ${MAX_APPLICATION_ID}) candidate
-          WHERE NOT EXISTS (SELECT 1 FROM applications taken WHERE taken.id = candidate.id)
-          ORDER BY candidate.id LIMIT 1)
-      ) AS next`;
+    const [{ next }] = await this.pg.sql<{ next: number | null }>(
+      `SELECT COALESCE(
+         (SELECT max(id) + 1 FROM applications HAVING max(id) < $1),
+         (SELECT candidate.id FROM (SELECT 1 AS id UNION ALL SELECT id + 1 FROM applications WHERE id < $1) candidate
+           WHERE NOT EXISTS (SELECT 1 FROM applications taken WHERE taken.id = candidate.id)
+           ORDER BY candidate.id LIMIT 1)
+       ) AS next`,
+      [APPLICATION_ID_MAX],
+    );
     if (next === null) throw new AppError('CONFLICT', 'Every application id is in use.');
     return Number(next);
   }

@@ -1,53 +1,10 @@
+import type { DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
-import { ApplicationScope, DeliveryAttemptRecord, Page } from './records';
-
-export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
-
-export interface DeliveryRecord {
-  id: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: Date | null;
-  createdAt: Date;
-}
-
-const SUMMARY = {
-  id: true,
-  eventId: true,
-  eventType: true,
-  status: true,
-  attemptCount: true,
-  nextAttemptAt: true,
-  createdAt: true,
-} as const;
-
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
-}
-
-function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    status: row.status,
-    attemptCount: row.attempt_count,
-    nextAttemptAt: row.next_attempt_at,
-    createdAt: row.created_at,
-  };
-}
+import { DELIVERY_SELECT, deliveryColumns } from './delivery.sql';
+import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from './records';
 
 /** The api's side of deliveries: the log, manual retries and cancellation. */
 @Injectable()
@@ -74,15 +31,15 @@ export class DeliveryLogRepository {
     if (filter.status) conditions.push(`status = $${values.push(filter.status)}::delivery_status`);
     if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
     if (before) conditions.push(`id < $${values.push(before)}`);
-    const rows = await this.pg.sql<DeliveryRow>(
-      `SELECT id, event_id, event_type, status::text AS status, attempt_count, next_attempt_at, created_at
+    const rows = await this.pg.sql<DeliveryRecord>(
+      `SELECT ${deliveryColumns('deliveries')}
          FROM deliveries
         WHERE ${conditions.join(' AND ')}
         ORDER BY id DESC
         LIMIT $2`,
       values,
     );
-    const items = rows.slice(0, limit).map(toDeliveryRecord);
+    const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items[items.length - 1].id : null };
   }
 
@@ -90,7 +47,7 @@ export class DeliveryLogRepository {
     return this.prisma.delivery.findFirst({
       where: { id, applicationId: scope.applicationId },
       select: {
-        ...SUMMARY,
+        ...DELIVERY_SELECT,
         attempts: {
           orderBy: { number: 'asc' },
           select: {
@@ -115,29 +72,35 @@ export class DeliveryLogRepository {
    * 'sending' and 'cancelled' (not retried here) from success by its status.
    */
   async requestAttempt(scope: ApplicationScope, id: string, now: Date): Promise<{ before: DeliveryStatus; after: DeliveryRecord } | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const current = await tx.$queryRaw<{ status: DeliveryStatus }[]>`
-        SELECT status::text AS status FROM deliveries WHERE id = ${id} AND application_id = ${scope.applicationId} FOR UPDATE`;
-      if (current.length === 0) return null;
-      const before = current[0].status;
-      if (before === 'pending' || before === 'succeeded' || before === 'failed') {
-        await tx.$executeRaw`
-          UPDATE deliveries
-             SET status = 'pending', next_attempt_at = ${now}, updated_at = ${now},
-                 manual_attempt = ${before !== 'pending'}
-           WHERE id = ${id}`;
-        await tx.$queryRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')::text`;
-      }
-      const after = await tx.delivery.findUniqueOrThrow({ where: { id }, select: SUMMARY });
+    return this.pg.transaction(async (sql) => {
+      const [current] = await sql<DeliveryRecord>(
+        `SELECT ${deliveryColumns('deliveries')} FROM deliveries WHERE id = $1 AND application_id = $2 FOR UPDATE`,
+        [id, scope.applicationId],
+      );
+      if (!current) return null;
+      const before = current.status;
+      if (before !== 'pending' && before !== 'succeeded' && before !== 'failed') return { before, after: current };
+      const [after] = await sql<DeliveryRecord>(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = $3
+          WHERE id = $1
+         RETURNING ${deliveryColumns('deliveries')}`,
+        [id, now, before !== 'pending'],
+      );
+      await sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
       return { before, after };
     });
   }
 
   /** Cancels what waits to be sent: every delivery of the application, or only those of one event type. */
   async cancelPending(scope: ApplicationScope, now: Date, eventType?: string): Promise<number> {
-    const byType = eventType === undefined ? Prisma.empty : Prisma.sql`AND event_type = ${eventType} AND NOT ignores_subscription`;
-    return this.prisma.$executeRaw`
-      UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ${now}
-       WHERE application_id = ${scope.applicationId} AND status = 'pending' ${byType}`;
+    const { count } = await this.prisma.delivery.updateMany({
+      where: {
+        applicationId: scope.applicationId,
+        status: 'pending',
+        ...(eventType === undefined ? {} : { eventType, ignoresSubscription: false }),
+      },
+      data: { status: 'cancelled', nextAttemptAt: null, updatedAt: now },
+    });
+    return count;
   }
 }

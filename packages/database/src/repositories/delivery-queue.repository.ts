@@ -1,8 +1,9 @@
-import type { BackoffType } from '@herald/core';
+import type { DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
 import { PgPool } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from './records';
+import { toWebhookRecord, webhookColumns, WebhookRow } from './webhook.sql';
 
 export interface ClaimedDelivery {
   id: string;
@@ -28,7 +29,7 @@ export interface AttemptContextRecord {
 }
 
 export interface FinishOutcome {
-  status: 'succeeded' | 'failed' | 'pending';
+  status: Extract<DeliveryStatus, 'succeeded' | 'failed' | 'pending'>;
   nextAttemptAt: Date | null;
   now: Date;
 }
@@ -51,24 +52,18 @@ export interface DeliveryBacklog {
 /** An attempt to record; the database numbers it. */
 export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
 
-interface ContextRow {
+/** An attempt's context; the webhook's columns are all null when it has been deleted. */
+type ContextRow = {
   delivery_id: string;
   event_id: string;
   event_type: string;
   application_id: number;
   event_created_at: Date;
   payload: string;
-  url: string | null;
-  retry_enabled: number | null;
-  retry_value: number | null;
-  max_retries: number | null;
-  backoff_type: BackoffType | null;
-  backoff_value: number | null;
-  headers: unknown;
   ensure_delivery: boolean | null;
   active: boolean | null;
   secrets: string[];
-}
+} & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
 /**
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
@@ -127,7 +122,7 @@ export class DeliveryQueueRepository {
     if (deliveryIds.length === 0) return [];
     const rows = await this.pg.sql<ContextRow>(
       `SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
-              w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type::text AS backoff_type, w.backoff_value, w.headers,
+              ${webhookColumns('w')},
               s.ensure_delivery, s.active,
               ARRAY(SELECT ws.secret FROM webhook_secrets ws
                      WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
@@ -148,20 +143,7 @@ export class DeliveryQueueRepository {
         createdAt: row.event_created_at,
         payload: row.payload,
       },
-      webhook:
-        row.url === null
-          ? null
-          : {
-              url: row.url,
-              retryEnabled: Number(row.retry_enabled) === 1 ? 1 : 0,
-              retryPolicy: {
-                retryValue: Number(row.retry_value),
-                maxRetries: Number(row.max_retries),
-                backoffType: row.backoff_type as BackoffType,
-                backoffValue: Number(row.backoff_value),
-              },
-              headers: (typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers) as Record<string, string>,
-            },
+      webhook: row.url === null ? null : toWebhookRecord(row),
       subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
       secrets: row.secrets ?? [],
     }));

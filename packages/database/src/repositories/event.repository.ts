@@ -3,8 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
-import { PgPool } from '../pg-pool';
-import { PrismaService } from '../prisma.service';
+import { PgPool, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from './records';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -76,11 +75,6 @@ const PUBLISH_MANY_SQL = `
   )
   SELECT event_id, id AS delivery_id FROM delivery`;
 
-/** Runs the publishing statement on the pool or inside a transaction. */
-interface EventWriter {
-  run(text: string, values: unknown[]): Promise<unknown[]>;
-}
-
 @Injectable()
 export class EventRepository {
   /** Concurrent publishes share a statement and a commit (see Batcher). */
@@ -89,7 +83,6 @@ export class EventRepository {
   );
 
   constructor(
-    private readonly prisma: PrismaService,
     private readonly pg: PgPool,
     private readonly notifier: DeliveryNotifier,
   ) {}
@@ -111,8 +104,7 @@ export class EventRepository {
    * an overloaded server) fails the batch: retrying it row by row would multiply the load.
    */
   private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
-    const single: EventWriter = { run: (text, values) => this.pg.sql(text, values) };
-    if (items.length === 1) return [await this.insert(single, items[0].scope, items[0].event)];
+    if (items.length === 1) return [await this.insert(this.pg.sql, items[0].scope, items[0].event)];
     let rows: { event_id: string; delivery_id: string }[];
     try {
       rows = await this.pg.sql(PUBLISH_MANY_SQL, [
@@ -126,7 +118,7 @@ export class EventRepository {
       ]);
     } catch (error) {
       if (!isDataError(error)) throw error;
-      const settled = await Promise.allSettled(items.map((i) => this.insert(single, i.scope, i.event)));
+      const settled = await Promise.allSettled(items.map((i) => this.insert(this.pg.sql, i.scope, i.event)));
       return settled.map((outcome) =>
         outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
       );
@@ -141,7 +133,7 @@ export class EventRepository {
   /**
    * Like publish, under an idempotency key remembered for 24 hours: the same key with the same
    * request hash answers with the first event; with another hash it is a 400-07. Concurrent
-   * requests with one key serialise on the key's row.
+   * requests with one key serialise on the key's row, which the first statement locks.
    */
   async publishOnce(
     scope: ApplicationScope,
@@ -149,44 +141,42 @@ export class EventRepository {
     idempotency: { key: string; requestHash: string },
   ): Promise<PublishedEventRecord & { replayed: boolean }> {
     const expiredBefore = new Date(event.createdAt.getTime() - IDEMPOTENCY_WINDOW_MS);
-    const published = await this.prisma.$transaction(async (tx) => {
-      const claimed = await tx.$queryRaw<unknown[]>`
-        INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
-        VALUES (${scope.applicationId}, ${idempotency.key}, ${idempotency.requestHash}, ${event.id}, ${event.createdAt})
-        ON CONFLICT (application_id, key) DO UPDATE
-          SET request_hash = excluded.request_hash, event_id = excluded.event_id, created_at = excluded.created_at
-          WHERE k.created_at <= ${expiredBefore}
-        RETURNING 1`;
-      const inTransaction: EventWriter = { run: (text, values) => tx.$queryRawUnsafe<unknown[]>(text, ...values) };
-      if (claimed.length > 0) return { ...(await this.insert(inTransaction, scope, event)), replayed: false };
+    const published = await this.pg.transaction(async (sql) => {
+      const claimed = await sql(
+        `INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (application_id, key) DO UPDATE
+           SET request_hash = excluded.request_hash, event_id = excluded.event_id, created_at = excluded.created_at
+           WHERE k.created_at <= $6
+         RETURNING 1`,
+        [scope.applicationId, idempotency.key, idempotency.requestHash, event.id, event.createdAt, expiredBefore],
+      );
+      if (claimed.length > 0) return { ...(await this.insert(sql, scope, event)), replayed: false };
 
-      const [first] = await tx.$queryRaw<{ request_hash: string; event_id: string }[]>`
-        SELECT request_hash, event_id FROM idempotency_keys
-         WHERE application_id = ${scope.applicationId} AND key = ${idempotency.key}`;
+      const [first] = await sql<{ request_hash: string; event_id: string; event_type: string | null; delivery_ids: string[] }>(
+        `SELECT k.request_hash, k.event_id, e.event_type,
+                ARRAY(SELECT d.id FROM deliveries d WHERE d.event_id = k.event_id ORDER BY d.id) AS delivery_ids
+           FROM idempotency_keys k LEFT JOIN events e ON e.id = k.event_id
+          WHERE k.application_id = $1 AND k.key = $2`,
+        [scope.applicationId, idempotency.key],
+      );
       if (first.request_hash !== idempotency.requestHash) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used in the last 24 hours with a different request.', {
           details: [{ field: 'idempotency_key', message: 'already used with a different event or payload' }],
         });
       }
-      const original = await tx.event.findUniqueOrThrow({
-        where: { id: first.event_id },
-        select: { id: true, eventType: true, deliveries: { select: { id: true }, orderBy: { id: 'asc' } } },
-      });
-      return {
-        eventId: original.id,
-        eventType: original.eventType,
-        deliveryIds: original.deliveries.map((delivery) => delivery.id),
-        replayed: true,
-      };
+      if (first.event_type === null) throw new Error(`Idempotency key ${idempotency.key} names event ${first.event_id}, which is gone.`);
+      return { eventId: first.event_id, eventType: first.event_type, deliveryIds: first.delivery_ids, replayed: true };
     });
     if (!published.replayed && published.deliveryIds.length > 0) this.notifier.deliveriesCommitted();
     return published;
   }
 
-  private async insert(client: EventWriter, scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
+  /** PUBLISH_SQL through `sql`: on the pool, or in publishOnce's transaction. */
+  private async insert(sql: SqlQuery, scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
     const app = scope.applicationId;
     try {
-      const [row] = (await client.run(PUBLISH_SQL, [
+      const [row] = await sql<{ event_id: string; delivery_id: string | null }>(PUBLISH_SQL, [
         event.id,
         app,
         event.eventType,
@@ -194,7 +184,7 @@ export class EventRepository {
         event.createdAt,
         event.deliveryId,
         event.ignoresSubscription,
-      ])) as { event_id: string; delivery_id: string | null }[];
+      ]);
       return { eventId: row.event_id, eventType: event.eventType, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };
     } catch (error) {
       if (classifyDatabaseError(error) === 'foreign_key_violation') {

@@ -1,4 +1,6 @@
-import type { RetryPolicy } from '@herald/core';
+import type { ApiKeyScope, DeliveryStatus, RetryPolicy } from '@herald/core';
+
+export type { ApiKeyScope };
 
 /** What repositories hand out: plain records, never Prisma's generated types. */
 
@@ -26,8 +28,6 @@ export interface ApplicationScope {
   readonly [ownershipChecked]: true;
 }
 
-export type ApiKeyScope = 'account' | 'admin';
-
 export interface ApiKeyRecord {
   id: string;
   accountId: string | null;
@@ -53,6 +53,16 @@ export interface SubscriptionRecord {
   eventType: string;
   ensureDelivery: boolean;
   active: boolean;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
 }
 
 /** One attempt as the delivery log keeps it. */

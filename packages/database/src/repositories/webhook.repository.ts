@@ -1,18 +1,9 @@
-import type { BackoffType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from './records';
-
-interface WebhookRow {
-  url: string;
-  retry_enabled: number;
-  retry_value: number;
-  max_retries: number;
-  backoff_type: BackoffType;
-  backoff_value: number;
-  headers: unknown;
-}
+import { toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
 
 @Injectable()
 export class WebhookRepository {
@@ -22,10 +13,8 @@ export class WebhookRepository {
   ) {}
 
   async find(scope: ApplicationScope): Promise<WebhookRecord | null> {
-    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
-      SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers
-        FROM webhooks WHERE application_id = ${scope.applicationId}`;
-    return rows.length > 0 ? toRecord(rows[0]) : null;
+    const row = await this.prisma.webhook.findUnique({ where: { applicationId: scope.applicationId }, select: WEBHOOK_SELECT });
+    return row ? toWebhookRecord(row) : null;
   }
 
   /**
@@ -45,13 +34,12 @@ export class WebhookRepository {
            retry_value = excluded.retry_value,
            max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
            backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
-         RETURNING application_id, url, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers,
-                   (xmax = 0) AS created
+         RETURNING *, (xmax = 0) AS created
        ), first_secret AS (
          INSERT INTO webhook_secrets (id, application_id, secret)
          SELECT $10, application_id, $11 FROM saved WHERE created
        )
-       SELECT url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers FROM saved`,
+       SELECT ${webhookColumns('saved')} FROM saved`,
       [
         scope.applicationId,
         url,
@@ -66,15 +54,17 @@ export class WebhookRepository {
         firstSecret.secret,
       ],
     );
-    return toRecord(rows[0]);
+    return toWebhookRecord(rows[0]);
   }
 
-  /** Removes the webhook with its subscriptions and secrets; returns what was removed. */
+  /** Removes the webhook with its subscriptions and secrets (they cascade); returns what was removed. */
   async delete(scope: ApplicationScope): Promise<WebhookRecord | null> {
-    const rows = await this.prisma.$queryRaw<WebhookRow[]>`
-      DELETE FROM webhooks WHERE application_id = ${scope.applicationId}
-      RETURNING url, retry_enabled, retry_value, max_retries, backoff_type::text AS backoff_type, backoff_value, headers`;
-    return rows.length > 0 ? toRecord(rows[0]) : null;
+    try {
+      return toWebhookRecord(await this.prisma.webhook.delete({ where: { applicationId: scope.applicationId }, select: WEBHOOK_SELECT }));
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
+      throw error;
+    }
   }
 
   async exists(scope: ApplicationScope): Promise<boolean> {
@@ -106,17 +96,23 @@ export class WebhookRepository {
     retiredUntil: Date,
   ): Promise<string | null> {
     const applicationId = scope.applicationId;
-    return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<unknown[]>`
-        SELECT 1 FROM webhooks WHERE application_id = ${applicationId} FOR UPDATE`;
+    return this.pg.transaction(async (sql) => {
+      const locked = await sql(`SELECT 1 FROM webhooks WHERE application_id = $1 FOR UPDATE`, [applicationId]);
       if (locked.length === 0) return null;
-      await tx.$executeRaw`
-        DELETE FROM webhook_secrets
-         WHERE application_id = ${applicationId} AND expires_at IS NOT NULL AND expires_at <= ${now}`;
-      await tx.$executeRaw`
-        UPDATE webhook_secrets SET expires_at = ${retiredUntil}
-         WHERE application_id = ${applicationId} AND expires_at IS NULL`;
-      await tx.webhookSecret.create({ data: { id: next.id, applicationId, secret: next.secret, createdAt: now } });
+      await sql(
+        `DELETE FROM webhook_secrets WHERE application_id = $1 AND expires_at IS NOT NULL AND expires_at <= $2`,
+        [applicationId, now],
+      );
+      await sql(`UPDATE webhook_secrets SET expires_at = $2 WHERE application_id = $1 AND expires_at IS NULL`, [
+        applicationId,
+        retiredUntil,
+      ]);
+      await sql(`INSERT INTO webhook_secrets (id, application_id, secret, created_at) VALUES ($1, $2, $3, $4)`, [
+        next.id,
+        applicationId,
+        next.secret,
+        now,
+      ]);
       return next.secret;
     });
   }
@@ -125,19 +121,4 @@ export class WebhookRepository {
 /** The host the worker counts attempts in flight against. */
 export function destinationHost(url: string): string {
   return new URL(url).hostname.toLowerCase();
-}
-
-function toRecord(row: WebhookRow): WebhookRecord {
-  const headers = typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers;
-  return {
-    url: row.url,
-    retryEnabled: Number(row.retry_enabled) === 1 ? 1 : 0,
-    retryPolicy: {
-      retryValue: Number(row.retry_value),
-      maxRetries: Number(row.max_retries),
-      backoffType: row.backoff_type,
-      backoffValue: Number(row.backoff_value),
-    },
-    headers: (headers ?? {}) as Record<string, string>,
-  };
 }

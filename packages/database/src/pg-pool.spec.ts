@@ -1,0 +1,55 @@
+import { PgPool } from './pg-pool';
+import { testServerUrl } from './testing/config/test-server';
+
+/**
+ * Against the real server, on one connection (pool size 1), so what a transaction left behind
+ * shows in the next statement. A session setting made inside a transaction is undone by its
+ * rollback, which is what these read.
+ */
+describe('PgPool.transaction', () => {
+  let pool: PgPool;
+  const marker = async () =>
+    (await pool.sql<{ value: string }>(`SELECT current_setting('herald.spec', true) AS value`))[0].value ?? '';
+
+  beforeEach(() => {
+    pool = new PgPool({ url: testServerUrl(), poolSize: 1 });
+  });
+  afterEach(async () => {
+    await pool.onApplicationShutdown();
+  });
+
+  it('commits what its statements did and returns what the work returned', async () => {
+    const result = await pool.transaction(async (sql) => {
+      await sql(`SELECT set_config('herald.spec', 'committed', false)`);
+      return (await sql<{ n: number }>('SELECT 41 + $1::int AS n', [1]))[0].n;
+    });
+    expect(result).toBe(42);
+    expect(await marker()).toBe('committed');
+  });
+
+  it('rolls back and rethrows what the work threw, and the connection serves again', async () => {
+    const thrown = new Error('refused by the caller');
+    await expect(
+      pool.transaction(async (sql) => {
+        await sql(`SELECT set_config('herald.spec', 'rolled back', false)`);
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    expect(await marker()).toBe('');
+  });
+
+  it('rolls back after a failed statement', async () => {
+    await expect(
+      pool.transaction(async (sql) => {
+        await sql(`SELECT set_config('herald.spec', 'rolled back', false)`);
+        await sql('SELECT 1 / 0');
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    expect(await marker()).toBe('');
+  });
+
+  it('destroys a connection the server dropped instead of pooling it, and the process lives on', async () => {
+    await expect(pool.transaction((sql) => sql('SELECT pg_terminate_backend(pg_backend_pid())'))).rejects.toThrow();
+    expect(await pool.sql('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});

@@ -1,0 +1,15 @@
+import type { ApiKeyScope, BackoffType, DeliveryStatus } from '@herald/core';
+import type * as Schema from './generated/prisma/enums';
+
+/**
+ * prisma/schema.prisma cannot import core's value lists, so its enums repeat them; this fails
+ * the build when a value is added or removed on one side only.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+
+export type SchemaEnumsMatchCore = [
+  Holds<Same<DeliveryStatus, Schema.DeliveryStatus>>,
+  Holds<Same<BackoffType, Schema.BackoffType>>,
+  Holds<Same<ApiKeyScope, Schema.ApiKeyScope>>,
+];
