@@ -12,9 +12,9 @@ if (!/^[1-9]\d*$/.test(runs)) {
 }
 const seed = process.env.HERALD_FUZZ_SEED ?? String(randomInt(2 ** 31 - 1));
 console.log(`fuzz: ${runs} requests, seed ${seed} (replay with HERALD_FUZZ_SEED=${seed} pnpm fuzz ${runs})`);
-const jest = spawnSync('npx', ['jest', '--runInBand', 'test/fuzz.e2e-spec.ts'], {
+const run = spawnSync('npx', ['jest', '--runInBand', 'test/fuzz.e2e-spec.ts'], {
   cwd: path.join(__dirname, '..', 'apps', 'api'),
   stdio: 'inherit',
   env: { ...process.env, HERALD_FUZZ_RUNS: runs, HERALD_FUZZ_SEED: seed },
 });
-process.exit(jest.status ?? 1);
+process.exit(run.status ?? 1);

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `pnpm test`: builds everything, then type-checks and runs every package's tests through turbo
+// `pnpm test`: builds everything, lints, then type-checks and runs every package's tests through turbo
 // with --continue, so one failing package never hides another's results, and prints one closing
 // line with the totals of all jest runs ("N passed, N failed"). A package whose tests did not run
 // or crashed (no .jest-results.json, or jest reporting failure without a failed test) counts as a
 // failure and is named; so is a failed build or type-check. Exits non-zero on any failure.
+const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
 const { turbo } = require('./turbo');
@@ -46,6 +47,16 @@ const build = turbo(['run', 'build', '--continue', '--output-logs=errors-only', 
 const buildFailures = [...failedTasks(runSummary(beforeBuild)).keys()];
 if (build.status !== 0 && buildFailures.length === 0) buildFailures.push(`turbo run build (exit ${build.status ?? build.signal})`);
 
+// Lint and format: the boundaries ARCHITECTURE.md promises (eslint.config.mjs) and one style.
+const lintFailures = [];
+for (const [name, bin, args] of [
+  ['eslint', 'eslint/bin/eslint.js', ['.']],
+  ['prettier', 'prettier/bin/prettier.cjs', ['--check', '.', '--log-level', 'warn']],
+]) {
+  const lint = spawnSync(process.execPath, [path.join(root, 'node_modules', bin), ...args], { cwd: root, stdio: 'inherit' });
+  if (lint.status !== 0) lintFailures.push(`lint (${name})`);
+}
+
 // One package's tests at a time: each jest run uses both cores itself (maxWorkers 2).
 const beforeTests = summaryFiles();
 const run = turbo(['run', 'typecheck', 'test', '--continue', '--concurrency=1', '--summarize']);
@@ -86,7 +97,7 @@ for (const pkg of tested) {
 
 // Failures the test counts do not show: builds and type-checks.
 const testTasks = new Set(tested.map(({ manifest }) => `${manifest.name}#test`));
-const otherFailures = [...new Set([...buildFailures, ...[...taskFailures.keys()].filter((task) => !testTasks.has(task))])];
+const otherFailures = [...new Set([...buildFailures, ...lintFailures, ...[...taskFailures.keys()].filter((task) => !testTasks.has(task))])];
 if (otherFailures.length) notes.push(`failed: ${otherFailures.join(', ')}`);
 if (run.status !== 0 && failed === 0 && otherFailures.length === 0) notes.push(`turbo exited with ${run.status ?? run.signal}`);
 

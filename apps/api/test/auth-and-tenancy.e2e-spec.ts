@@ -2,7 +2,7 @@ import { hashApiKey } from '@herald/core';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 
 type Method = 'get' | 'put' | 'post' | 'delete';
 interface Route {
@@ -120,7 +120,7 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
     it('are hk_ + 43 url-safe characters, shown once and stored only as a SHA-256 hash', async () => {
       const res = await t.http.post('/admin/api_keys').set('Authorization', ADMIN_KEY).send({ account_id: owner.accountId, name: 'ci' });
       expect(res.status).toBe(201);
-      const { id, key, prefix } = res.body.data;
+      const { id, key } = res.body.data;
       expect(key).toMatch(/^hk_[A-Za-z0-9_-]{43}$/);
       expect(res.body.data).toEqual({ id, name: 'ci', key, prefix: key.slice(0, 9), account_id: owner.accountId, scope: 'account', revoked_at: null });
 

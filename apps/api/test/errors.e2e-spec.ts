@@ -5,6 +5,7 @@ import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
 import { proxyDatabase } from '@herald/testing';
+import { sql } from '@herald/database/testing';
 
 /**
  * Walks every way a request can fail outside a route's own rules, and checks each answer has
@@ -152,7 +153,6 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
         const server = new URL(t.db.url);
         const admin = new URL(t.db.url);
         admin.pathname = '/postgres';
-        const { sql } = await import('./support/sql');
         await sql(admin.toString(), 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
           server.pathname.slice(1),
         ]);

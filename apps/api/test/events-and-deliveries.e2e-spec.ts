@@ -1,7 +1,7 @@
 import { createTestApp, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 
 describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () => {
   let t: TestApp;

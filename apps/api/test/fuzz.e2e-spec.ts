@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import pg from 'pg';
 import { FuzzRequest, FuzzTargets, operationsOf, requestArbitrary } from './fuzz/request-arbitraries';
+import { DatabaseConnection, openDatabase } from '@herald/database/testing';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -24,7 +24,7 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
   let t: TestApp;
   let port: number;
   let agent: http.Agent;
-  let db: pg.Client;
+  let db: DatabaseConnection;
   let digestSql: string;
   let document: Record<string, any>;
   const targets: FuzzTargets = { applicationIds: [], keys: [ADMIN_KEY], deliveryIds: [], apiKeyIds: [], accountIds: [] };
@@ -49,9 +49,8 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
     targets.applicationIds.push(999_999);
     document = (await t.http.get('/docs-json')).body;
 
-    db = new pg.Client({ connectionString: t.db.url });
-    await db.connect();
-    const tables = (await db.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`)).rows;
+    db = await openDatabase(t.db.url);
+    const tables = await db.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`);
     digestSql = `SELECT md5(string_agg(part, '|' ORDER BY part)) AS digest FROM (${tables
       .map(({ name }) => `SELECT '${name}:' || md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS part FROM "${name}" t`)
       .join(' UNION ALL ')}) parts`;
@@ -59,11 +58,11 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
   });
   afterAll(async () => {
     agent?.destroy();
-    await db?.end();
+    await db?.close();
     await t?.close();
   });
 
-  const storedState = async (): Promise<string> => (await db.query<{ digest: string }>(digestSql)).rows[0].digest;
+  const storedState = async (): Promise<string> => (await db.query<{ digest: string }>(digestSql))[0].digest;
 
   function send(request: FuzzRequest): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
     return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 
 interface OpenApiOperation {
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { createTestApp, ADMIN_KEY, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 
 /**
  * PRODUCT.md §2: no client input produces a 5xx, and every answer — including those the HTTP

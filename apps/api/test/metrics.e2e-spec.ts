@@ -1,4 +1,4 @@
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 import { proxyDatabase } from '@herald/testing';
 import { Tenant } from './support/fixtures';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';

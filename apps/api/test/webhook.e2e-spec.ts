@@ -1,7 +1,7 @@
 import { createTestApp, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
-import { sql } from './support/sql';
+import { sql } from '@herald/database/testing';
 
 describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () => {
   let t: TestApp;

@@ -2,23 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cloneDatabase, databaseUrl, dropDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
-import pg from 'pg';
+import { cloneDatabase, databaseUrl, dropDatabase, sql, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { runCli } from './support/run-cli';
 
-async function rows(url: string, text: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function sql(url: string, text: string): Promise<void> {
-  await rows(url, text);
-}
+const rows = (url: string, text: string) => sql(url, text);
 
 describe('migrations through the wasm schema engine', () => {
   describe('on PostgreSQL', () => {

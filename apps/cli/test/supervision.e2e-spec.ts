@@ -118,7 +118,7 @@ describe('herald start supervises the api and the worker', () => {
     await waitUntil(() => requestsFor(sink, 'in-flight').length === 1, 30_000, 'the in-flight attempt to reach the sink');
 
     const health = pollContinuously(`${base}/healthz`);
-    let polls: Poll[] = [];
+    let polls: Poll[];
     try {
       const apiPid = childPid(cliPid, 'api');
       const workerPid = childPid(cliPid, 'worker');
@@ -185,7 +185,7 @@ describe('herald start supervises the api and the worker', () => {
     await sink.waitFor(1, 30_000);
 
     const metrics = pollContinuously(`http://127.0.0.1:${metricsPort}/metrics`);
-    let polls: Poll[] = [];
+    let polls: Poll[];
     try {
       const apiPid = childPid(cliPid, 'api');
       const workerPid = childPid(cliPid, 'worker');

@@ -1,3 +1,4 @@
 // Test helpers, kept out of the main entry point: import from '@herald/database/testing'.
 export * from './testing/config/test-server';
 export * from './testing/test-databases';
+export * from './testing/sql';

@@ -11,7 +11,7 @@ export interface HeraldRuntimeOptions {
   service: HeraldService;
   /**
    * The process's database module: `DatabaseModule` for the api (Prisma and the pool), and
-   * `DeliveryQueueModule` from `@herald/database/dist/queue` for the worker, which must never load
+   * `DeliveryQueueModule` from `@herald/database/queue` for the worker, which must never load
    * Prisma. The process chooses, so this package imports neither.
    */
   database: DatabaseModuleFactory;

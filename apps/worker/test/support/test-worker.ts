@@ -8,10 +8,9 @@ import {
   SubscriptionRepository,
   WebhookRepository,
 } from '@herald/database';
-import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
+import { cloneDatabase, Row, sql, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import pg from 'pg';
 import { WorkerModule } from '../../src/worker.module';
 
 export interface WebhookSetup {
@@ -133,13 +132,7 @@ export class TestWorker {
     }
   }
 
-  async sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<T[]> {
-    const client = new pg.Client({ connectionString: this.db.url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text, params)).rows;
-    } finally {
-      await client.end();
-    }
+  sql<T extends Row = Row>(text: string, params: unknown[] = []): Promise<T[]> {
+    return sql<T>(this.db.url, text, params);
   }
 }

@@ -20,6 +20,7 @@ export function describeUrlProblem(value: unknown): string | null {
     return 'url must be an absolute URL such as https://example.com/hooks';
   }
   // The URL parser silently drops tabs and line breaks; a URL that needs them is not one we store.
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if (/[\u0000-\u0020\u007f]/.test(value)) return 'url must not contain spaces or control characters (percent-encode them)';
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
   if (url.hostname === '') return 'url must name a host';

@@ -23,6 +23,7 @@ export async function assertServerReachable(serverUrl: string): Promise<void> {
   } catch (error) {
     throw new Error(
       `Tests need PostgreSQL at ${serverUrl} (set HERALD_TEST_DATABASE_URL to use another): ${(error as Error).message}`,
+      { cause: error },
     );
   } finally {
     await client.end().catch(() => undefined);

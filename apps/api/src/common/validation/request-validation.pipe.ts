@@ -6,6 +6,7 @@ import { validate, ValidationError } from 'class-validator';
 const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object];
 
 /** C0 controls and DEL: never part of a name, an id, a URL or a query value Herald stores. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 

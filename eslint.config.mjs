@@ -1,0 +1,71 @@
+// Lint rules that keep Herald's boundaries true (ARCHITECTURE.md): packages are reached through
+// their entry points, Prisma and the pg pool stay inside packages/database, no app imports
+// another app, and the worker never loads Prisma. Formatting is Prettier's (no style rules here).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const deepImports = {
+  group: ['@herald/*/dist', '@herald/*/dist/*', '@herald/*/src', '@herald/*/src/*'],
+  message: "Import a package through its entry points ('@herald/database', '@herald/database/queue', '@herald/database/testing').",
+};
+const databaseDrivers = {
+  group: ['@prisma/*', 'pg', 'pg-*', '**/generated/prisma', '**/generated/prisma/*'],
+  message: 'Prisma and the pg pool are packages/database\'s own: use a repository.',
+};
+const otherApps = {
+  group: ['@herald/api', '@herald/api/*', '@herald/worker', '@herald/worker/*', '@herald/cli', '@herald/cli/*', '**/apps/*/src/*', '../../*/src/*', '../../*/test/*'],
+  message: 'No app imports another app: shared code lives in packages/.',
+};
+const restrict = (...patterns) => ['error', { patterns }];
+/** Exact module names (a pattern would also match their subpaths). */
+const restrictWithNames = (paths, ...patterns) => ['error', { paths, patterns }];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '**/coverage/**', '.herald/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.jest } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // Test code reads JSON answers whose shape the assertions check.
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps),
+    },
+  },
+  {
+    files: ['packages/database/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports) },
+  },
+  {
+    // A test reads what it asserts on through @herald/database/testing's queryDatabase.
+    files: ['apps/*/test/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps) },
+  },
+  {
+    // The worker never loads Prisma: only the database package's queue entry. (Its tests set up
+    // data through the repositories of the main entry, and read it back through the testing one.)
+    files: ['apps/worker/src/**'],
+    rules: {
+      'no-restricted-imports': restrictWithNames(
+        [{ name: '@herald/database', message: "The worker never loads Prisma: import '@herald/database/queue'." }],
+        deepImports,
+        databaseDrivers,
+        otherApps,
+      ),
+    },
+  },
+  {
+    // The bench's baselines talk to PostgreSQL and HTTP bare, by design.
+    files: ['bench/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
