@@ -6,7 +6,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { CommonModule } from './common/common.module';
-import { DeliveryModule } from './deliveries/delivery.module';
+import { DeliveryLogModule } from './delivery-log/delivery-log.module';
 import { ErrorCodeModule } from './error-codes/error-code.module';
 import { EventTypeModule } from './event-types/event-type.module';
 import { EventModule } from './events/event.module';
@@ -30,7 +30,7 @@ export class AppModule {
         WebhookModule,
         SubscriptionModule,
         EventModule,
-        DeliveryModule,
+        DeliveryLogModule,
         AdminModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

@@ -15,3 +15,4 @@ export * from './validation/free-form';
 export * from './validation/webhook-headers';
 export * from './validation/webhook-url';
 export * from './webhooks/webhook.dto';
+export * from './common/envelope';

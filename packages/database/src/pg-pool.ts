@@ -22,7 +22,7 @@ export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: s
  * The process's one `pg` pool: Prisma runs on it (PrismaService), and every hand-written
  * statement runs on it directly (`sql`, `transaction`), the few run per event and per attempt
  * among them, where Prisma's query engine cost most of the time (bench/). The worker uses only
- * this, so it never loads Prisma (about 60 MB of RSS).
+ * this, so it never loads Prisma (the largest part of the api's resident memory).
  * Connects at start-up and fails loudly if it cannot: a process without its database is useless.
  */
 @Injectable()

@@ -1,7 +1,7 @@
 /**
  * What the worker needs, and nothing that loads Prisma or the API contracts: import it as
  * `@herald/database/queue`. The package's main entry loads the generated Prisma client,
- * about 60 MB of resident memory the worker has no use for.
+ * a large share of resident memory the worker has no use for.
  */
 import { DynamicModule, Module } from '@nestjs/common';
 import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';

@@ -1,14 +1,4 @@
-import {
-  AccountResponse,
-  ApiKeyResponse,
-  ApplicationResponse,
-  CreateAccountRequest,
-  CreateApiKeyRequest,
-  CreateApplicationRequest,
-  CreatedApiKeyResponse,
-  CreateEventTypeRequest,
-  EventTypeResponse,
-} from '@herald/contracts';
+import { AccountResponse, ApiKeyResponse, ApplicationResponse, CreateAccountRequest, CreateApiKeyRequest, CreateApplicationRequest, CreatedApiKeyResponse, CreateEventTypeRequest, EventTypeResponse, ok } from '@herald/contracts';
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth/auth.decorators';
@@ -29,7 +19,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: AccountResponse })
   @ApiErrors(...BODY_ERRORS)
   async createAccount(@Body() body: CreateAccountRequest): Promise<AccountResponse> {
-    return { success: true, data: await this.admin.createAccount(body) };
+    return ok(await this.admin.createAccount(body));
   }
 
   @Post('applications')
@@ -37,7 +27,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: ApplicationResponse })
   @ApiErrors(...BODY_ERRORS, 'ACCOUNT_OR_KEY_NOT_FOUND', 'CONFLICT')
   async createApplication(@Body() body: CreateApplicationRequest): Promise<ApplicationResponse> {
-    return { success: true, data: await this.admin.createApplication(body) };
+    return ok(await this.admin.createApplication(body));
   }
 
   @Post('api_keys')
@@ -45,7 +35,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })
   @ApiErrors(...BODY_ERRORS, 'ACCOUNT_OR_KEY_NOT_FOUND')
   async createApiKey(@Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
-    return { success: true, data: await this.admin.createApiKey(body) };
+    return ok(await this.admin.createApiKey(body));
   }
 
   @Delete('api_keys/:id')
@@ -54,7 +44,7 @@ export class AdminController {
   @ApiOkResponse({ type: ApiKeyResponse })
   @ApiErrors('ACCOUNT_OR_KEY_NOT_FOUND')
   async revokeApiKey(@Param('id') id: string): Promise<ApiKeyResponse> {
-    return { success: true, data: await this.admin.revokeApiKey(id) };
+    return ok(await this.admin.revokeApiKey(id));
   }
 
   @Post('event_types')
@@ -62,6 +52,6 @@ export class AdminController {
   @ApiCreatedResponse({ type: EventTypeResponse })
   @ApiErrors(...BODY_ERRORS, 'CONFLICT')
   async createEventType(@Body() body: CreateEventTypeRequest): Promise<EventTypeResponse> {
-    return { success: true, data: await this.admin.createEventType(body) };
+    return ok(await this.admin.createEventType(body));
   }
 }

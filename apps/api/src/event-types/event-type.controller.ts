@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, EventTypeListResponse, EventTypeQuery } from '@herald/contracts';
+import { DEFAULT_PAGE_SIZE, EventTypeListResponse, EventTypeQuery, page } from '@herald/contracts';
 import { EventTypeRepository } from '@herald/database';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -15,7 +15,7 @@ export class EventTypeController {
   @ApiOkResponse({ type: EventTypeListResponse })
   @ApiErrors(...AUTH_ERRORS, 'INVALID_PARAMETER')
   async list(@Query() query: EventTypeQuery): Promise<EventTypeListResponse> {
-    const page = await this.eventTypes.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
-    return { success: true, data: page.items, next_cursor: page.nextCursor };
+    const found = await this.eventTypes.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+    return page(found.items, found.nextCursor);
   }
 }

@@ -1,4 +1,4 @@
-import { PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
+import { ok, PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
 import { Body, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation } from '@nestjs/swagger';
@@ -21,7 +21,7 @@ export class EventController {
   @ApiAcceptedResponse({ type: PublishedEventResponse })
   @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE', 'IDEMPOTENCY_KEY_REUSED')
   async publish(@OwnedApplication() scope: ApplicationScope, @Body() body: PublishEventRequest): Promise<PublishedEventResponse> {
-    return { success: true, data: await this.events.publish(scope, body) };
+    return ok(await this.events.publish(scope, body));
   }
 
   @Post('webhook/test')
@@ -33,6 +33,6 @@ export class EventController {
   @ApiAcceptedResponse({ type: PublishedEventResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async test(@OwnedApplication() scope: ApplicationScope): Promise<PublishedEventResponse> {
-    return { success: true, data: await this.events.sendTestEvent(scope) };
+    return ok(await this.events.sendTestEvent(scope));
   }
 }

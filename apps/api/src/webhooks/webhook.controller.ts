@@ -1,9 +1,4 @@
-import {
-  RetryScheduleResponse,
-  UpsertWebhookRequest,
-  WebhookResponse,
-  WebhookSecretResponse,
-} from '@herald/contracts';
+import { ok, RetryScheduleResponse, UpsertWebhookRequest, WebhookResponse, WebhookSecretResponse } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
 import { Body, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
@@ -21,7 +16,7 @@ export class WebhookController {
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors(...BODY_ERRORS, 'URL_NOT_ALLOWED', 'HEADER_NOT_ALLOWED')
   async upsert(@OwnedApplication() scope: ApplicationScope, @Body() body: UpsertWebhookRequest): Promise<WebhookResponse> {
-    return { success: true, data: await this.webhooks.upsert(scope, body) };
+    return ok(await this.webhooks.upsert(scope, body));
   }
 
   @Get()
@@ -29,7 +24,7 @@ export class WebhookController {
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async get(@OwnedApplication() scope: ApplicationScope): Promise<WebhookResponse> {
-    return { success: true, data: await this.webhooks.get(scope) };
+    return ok(await this.webhooks.get(scope));
   }
 
   @Delete()
@@ -40,7 +35,7 @@ export class WebhookController {
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async delete(@OwnedApplication() scope: ApplicationScope): Promise<WebhookResponse> {
-    return { success: true, data: await this.webhooks.delete(scope) };
+    return ok(await this.webhooks.delete(scope));
   }
 
   @Get('retry_schedule')
@@ -51,7 +46,7 @@ export class WebhookController {
   @ApiOkResponse({ type: RetryScheduleResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async retrySchedule(@OwnedApplication() scope: ApplicationScope): Promise<RetryScheduleResponse> {
-    return { success: true, data: await this.webhooks.retrySchedule(scope) };
+    return ok(await this.webhooks.retrySchedule(scope));
   }
 
   @Get('secret')
@@ -59,7 +54,7 @@ export class WebhookController {
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async secret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
-    return { success: true, data: { secret: await this.webhooks.secret(scope) } };
+    return ok({ secret: await this.webhooks.secret(scope) });
   }
 
   @Post('secret/rotate')
@@ -71,6 +66,6 @@ export class WebhookController {
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async rotateSecret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
-    return { success: true, data: { secret: await this.webhooks.rotateSecret(scope) } };
+    return ok({ secret: await this.webhooks.rotateSecret(scope) });
   }
 }

@@ -1,3 +1,4 @@
+import { EnvelopeOf } from '../common/envelope';
 import { API_KEY_SCOPES, APPLICATION_ID_MAX, ApiKeyScope } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
@@ -24,13 +25,7 @@ export class AccountDto {
   name!: string;
 }
 
-export class AccountResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: AccountDto })
-  data!: AccountDto;
-}
+export class AccountResponse extends EnvelopeOf(AccountDto) {}
 
 export class CreateApplicationRequest {
   @ApiPropertyOptional({
@@ -69,13 +64,7 @@ export class ApplicationDto {
   account_id!: string;
 }
 
-export class ApplicationResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: ApplicationDto })
-  data!: ApplicationDto;
-}
+export class ApplicationResponse extends EnvelopeOf(ApplicationDto) {}
 
 export class CreateApiKeyRequest {
   @ApiProperty({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
@@ -117,18 +106,6 @@ export class CreatedApiKeyDto extends ApiKeyDto {
   key!: string;
 }
 
-export class CreatedApiKeyResponse {
-  @ApiProperty({ example: true })
-  success!: true;
+export class CreatedApiKeyResponse extends EnvelopeOf(CreatedApiKeyDto) {}
 
-  @ApiProperty({ type: CreatedApiKeyDto })
-  data!: CreatedApiKeyDto;
-}
-
-export class ApiKeyResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: ApiKeyDto })
-  data!: ApiKeyDto;
-}
+export class ApiKeyResponse extends EnvelopeOf(ApiKeyDto) {}

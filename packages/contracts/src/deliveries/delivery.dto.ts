@@ -1,3 +1,4 @@
+import { EnvelopeOf, PageOf } from '../common/envelope';
 import { ATTEMPT_ERRORS, DELIVERY_STATUSES, DeliveryStatus, EVENT_TYPE_NAME_MAX_LENGTH, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
@@ -79,29 +80,8 @@ export class DeliveryDto extends DeliverySummaryDto {
   attempts!: DeliveryAttemptDto[];
 }
 
-export class DeliveryResponse {
-  @ApiProperty({ example: true })
-  success!: true;
+export class DeliveryResponse extends EnvelopeOf(DeliveryDto) {}
 
-  @ApiProperty({ type: DeliveryDto })
-  data!: DeliveryDto;
-}
+export class DeliveryRetryResponse extends EnvelopeOf(DeliverySummaryDto) {}
 
-export class DeliveryRetryResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: DeliverySummaryDto })
-  data!: DeliverySummaryDto;
-}
-
-export class DeliveryListResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: [DeliverySummaryDto] })
-  data!: DeliverySummaryDto[];
-
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' })
-  next_cursor!: string | null;
-}
+export class DeliveryListResponse extends PageOf(DeliverySummaryDto) {}

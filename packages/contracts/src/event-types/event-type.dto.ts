@@ -1,3 +1,4 @@
+import { EnvelopeOf, PageOf } from '../common/envelope';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_TYPE_NAME_MAX_LENGTH, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
 import { IsCursor, PageQuery } from '../common/pagination.dto';
@@ -32,21 +33,6 @@ export class EventTypeDto {
   description!: string;
 }
 
-export class EventTypeResponse {
-  @ApiProperty({ example: true })
-  success!: true;
+export class EventTypeResponse extends EnvelopeOf(EventTypeDto) {}
 
-  @ApiProperty({ type: EventTypeDto })
-  data!: EventTypeDto;
-}
-
-export class EventTypeListResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: [EventTypeDto] })
-  data!: EventTypeDto[];
-
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Pass as `cursor` for the next page; null on the last.' })
-  next_cursor!: string | null;
-}
+export class EventTypeListResponse extends PageOf(EventTypeDto) {}

@@ -1,3 +1,4 @@
+import { EnvelopeOf } from '../common/envelope';
 import { EVENT_TYPE_NAME_MAX_LENGTH } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FreeForm } from '../validation/free-form';
@@ -52,10 +53,4 @@ export class PublishedEventDto {
   deliveries!: string[];
 }
 
-export class PublishedEventResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: PublishedEventDto })
-  data!: PublishedEventDto;
-}
+export class PublishedEventResponse extends EnvelopeOf(PublishedEventDto) {}

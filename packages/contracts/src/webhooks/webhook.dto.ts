@@ -1,3 +1,4 @@
+import { EnvelopeOf } from '../common/envelope';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BACKOFF_TYPES, BackoffType, RETRY_LIMITS } from '@herald/core';
 import { Type } from 'class-transformer';
@@ -108,13 +109,7 @@ export class WebhookConfigDto {
   headers!: Record<string, string>;
 }
 
-export class WebhookResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: WebhookConfigDto })
-  data!: WebhookConfigDto;
-}
+export class WebhookResponse extends EnvelopeOf(WebhookConfigDto) {}
 
 export class RetryScheduleDto {
   @ApiProperty({ type: [Number], example: [30, 60, 120, 240, 480], description: 'Wait before each retry, in order.' })
@@ -124,23 +119,11 @@ export class RetryScheduleDto {
   total_seconds!: number;
 }
 
-export class RetryScheduleResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: RetryScheduleDto })
-  data!: RetryScheduleDto;
-}
+export class RetryScheduleResponse extends EnvelopeOf(RetryScheduleDto) {}
 
 export class WebhookSecretDto {
   @ApiProperty({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'Standard Webhooks signing secret.' })
   secret!: string;
 }
 
-export class WebhookSecretResponse {
-  @ApiProperty({ example: true })
-  success!: true;
-
-  @ApiProperty({ type: WebhookSecretDto })
-  data!: WebhookSecretDto;
-}
+export class WebhookSecretResponse extends EnvelopeOf(WebhookSecretDto) {}

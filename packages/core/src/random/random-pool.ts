@@ -3,8 +3,8 @@ import { randomFillSync } from 'node:crypto';
 /**
  * Bytes from the operating system's CSPRNG, fetched 4 KiB at a time and handed out once each,
  * as Node's own randomUUID does. On these machines a randomBytes call costs a system call:
- * ulid's default made 16 of them per id (4% of the api's CPU on a write, bench api-write), and
- * a webhook secret one more per configuration.
+ * ulid's default made 16 of them per id (a visible share of the api's CPU on a write in bench
+ * api-write), and a webhook secret one more per configuration.
  */
 export class RandomPool {
   private readonly pool: Buffer;

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Principal } from './principal';
 
@@ -12,9 +12,3 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
-
-export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
-  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route the ApiKeyGuard did not authenticate');
-  return principal;
-});

@@ -4,7 +4,7 @@ import { ApplicationScope, DeliveryLogRepository, DeliveryRecord, Page } from '@
 import { Inject, Injectable } from '@nestjs/common';
 
 @Injectable()
-export class DeliveryService {
+export class DeliveryLogService {
   constructor(
     private readonly deliveries: DeliveryLogRepository,
     @Inject(CLOCK) private readonly clock: Clock,

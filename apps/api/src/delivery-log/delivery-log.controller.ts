@@ -1,24 +1,24 @@
-import { DeliveryListResponse, DeliveryQuery, DeliveryResponse, DeliveryRetryResponse } from '@herald/contracts';
+import { DeliveryListResponse, DeliveryQuery, DeliveryResponse, DeliveryRetryResponse, ok, page } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
 import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors } from '../common/swagger/api-errors.decorator';
-import { DeliveryService } from './delivery.service';
+import { DeliveryLogService } from './delivery-log.service';
 
 const DELIVERY_PARAM = { name: 'delivery_id', example: 'dlv_01jd8x6q3m0000000000000000' };
 
 @ApplicationController('deliveries', { tag: 'deliveries' })
-export class DeliveryController {
-  constructor(private readonly deliveries: DeliveryService) {}
+export class DeliveryLogController {
+  constructor(private readonly deliveries: DeliveryLogService) {}
 
   @Get()
   @ApiOperation({ summary: 'List deliveries', description: 'Newest first, filtered by status and event, paged with a cursor.' })
   @ApiOkResponse({ type: DeliveryListResponse })
   async list(@OwnedApplication() scope: ApplicationScope, @Query() query: DeliveryQuery): Promise<DeliveryListResponse> {
-    const page = await this.deliveries.list(scope, query);
-    return { success: true, data: page.items, next_cursor: page.nextCursor };
+    const found = await this.deliveries.list(scope, query);
+    return page(found.items, found.nextCursor);
   }
 
   @Get(':delivery_id')
@@ -27,7 +27,7 @@ export class DeliveryController {
   @ApiOkResponse({ type: DeliveryResponse })
   @ApiErrors('DELIVERY_NOT_FOUND')
   async get(@OwnedApplication() scope: ApplicationScope, @Param('delivery_id') id: string): Promise<DeliveryResponse> {
-    return { success: true, data: await this.deliveries.get(scope, id) };
+    return ok(await this.deliveries.get(scope, id));
   }
 
   @Post(':delivery_id/retry')
@@ -41,6 +41,6 @@ export class DeliveryController {
   @ApiAcceptedResponse({ type: DeliveryRetryResponse })
   @ApiErrors('DELIVERY_NOT_FOUND', 'CONFLICT')
   async retry(@OwnedApplication() scope: ApplicationScope, @Param('delivery_id') id: string): Promise<DeliveryRetryResponse> {
-    return { success: true, data: await this.deliveries.retry(scope, id) };
+    return ok(await this.deliveries.retry(scope, id));
   }
 }
