@@ -12,10 +12,20 @@ const deepImports = {
 };
 const databaseDrivers = {
   group: ['@prisma/*', 'pg', 'pg-*', '**/generated/prisma', '**/generated/prisma/*'],
-  message: 'Prisma and the pg pool are packages/database\'s own: use a repository.',
+  message: "Prisma and the pg pool are packages/database's own: use a repository.",
 };
 const otherApps = {
-  group: ['@herald/api', '@herald/api/*', '@herald/worker', '@herald/worker/*', '@herald/cli', '@herald/cli/*', '**/apps/*/src/*', '../../*/src/*', '../../*/test/*'],
+  group: [
+    '@herald/api',
+    '@herald/api/*',
+    '@herald/worker',
+    '@herald/worker/*',
+    '@herald/cli',
+    '@herald/cli/*',
+    '**/apps/*/src/*',
+    '../../*/src/*',
+    '../../*/test/*',
+  ],
   message: 'No app imports another app: shared code lives in packages/.',
 };
 const restrict = (...patterns) => ['error', { patterns }];

@@ -32,7 +32,11 @@ function summaryFiles() {
 
 /** Tasks of a turbo run that ran and failed, as "package#task" → exit code. */
 function failedTasks(summary) {
-  return new Map((summary?.tasks ?? []).filter((task) => task.execution && task.execution.exitCode !== 0).map((task) => [task.taskId, task.execution.exitCode]));
+  return new Map(
+    (summary?.tasks ?? [])
+      .filter((task) => task.execution && task.execution.exitCode !== 0)
+      .map((task) => [task.taskId, task.execution.exitCode]),
+  );
 }
 
 const packages = workspacePackages();

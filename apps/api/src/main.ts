@@ -10,7 +10,11 @@ import { configureApp } from './configure-app';
 async function main(): Promise<void> {
   // The one place the api reads the environment.
   const config = parseHeraldConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(createLogger(config)), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    createHttpAdapter(createLogger(config)),
+    NEST_APP_OPTIONS,
+  );
   configureApp(app);
   await app.listen(config.http.port, config.http.host);
 }

@@ -34,7 +34,11 @@ describe('admin routes and the event-type catalogue (PRODUCT.md §4, §6)', () =
       const res = await admin('post', '/admin/applications').send({ id: 2_147_483_647, name: 'Max', account_id: accountId });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ success: true, data: { id: 2_147_483_647, name: 'Max', account_id: accountId } });
-      expectError(await admin('post', '/admin/applications').send({ id: 2_147_483_647, name: 'Again', account_id: accountId }), 409, '409-00');
+      expectError(
+        await admin('post', '/admin/applications').send({ id: 2_147_483_647, name: 'Again', account_id: accountId }),
+        409,
+        '409-00',
+      );
     });
 
     it('chooses the next free id when none is given', async () => {
@@ -94,7 +98,10 @@ describe('admin routes and the event-type catalogue (PRODUCT.md §4, §6)', () =
       const res = await admin('post', '/admin/event_types').send({ name: 'queue.overflow', description: 'Callers waiting too long.' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ success: true, data: { name: 'queue.overflow', description: 'Callers waiting too long.' } });
-      expect((await admin('post', '/admin/event_types').send({ name: 'agent_login' })).body.data).toEqual({ name: 'agent_login', description: '' });
+      expect((await admin('post', '/admin/event_types').send({ name: 'agent_login' })).body.data).toEqual({
+        name: 'agent_login',
+        description: '',
+      });
       expectError(await admin('post', '/admin/event_types').send({ name: 'acw_start' }), 409, '409-00');
     });
 
@@ -124,7 +131,9 @@ describe('admin routes and the event-type catalogue (PRODUCT.md §4, §6)', () =
         seen.push(...res.body.data.map((e: { name: string }) => e.name));
         cursor = res.body.next_cursor;
       } while (cursor);
-      const all = (await t.http.get('/event_types?limit=100').set('Authorization', ADMIN_KEY)).body.data.map((e: { name: string }) => e.name);
+      const all = (await t.http.get('/event_types?limit=100').set('Authorization', ADMIN_KEY)).body.data.map(
+        (e: { name: string }) => e.name,
+      );
       expect(seen).toEqual(all);
       expect([...all].sort()).toEqual(all);
     });

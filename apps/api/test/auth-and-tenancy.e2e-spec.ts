@@ -122,7 +122,15 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
       expect(res.status).toBe(201);
       const { id, key } = res.body.data;
       expect(key).toMatch(/^hk_[A-Za-z0-9_-]{43}$/);
-      expect(res.body.data).toEqual({ id, name: 'ci', key, prefix: key.slice(0, 9), account_id: owner.accountId, scope: 'account', revoked_at: null });
+      expect(res.body.data).toEqual({
+        id,
+        name: 'ci',
+        key,
+        prefix: key.slice(0, 9),
+        account_id: owner.accountId,
+        scope: 'account',
+        revoked_at: null,
+      });
 
       const rows = await sql(t.db.url, 'SELECT * FROM api_keys WHERE id = $1', [id]);
       expect(rows).toHaveLength(1);

@@ -84,13 +84,27 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
         expect(Buffer.byteLength(json)).toBe(size);
         return json;
       };
-      const exact = await put().set('Content-Type', 'application/json').send(bodyOfSize(64 * 1024));
+      const exact = await put()
+        .set('Content-Type', 'application/json')
+        .send(bodyOfSize(64 * 1024));
       expect(exact.status).toBe(200);
-      expectError(await put().set('Content-Type', 'application/json').send(bodyOfSize(64 * 1024 + 1)), 413, '413-00');
+      expectError(
+        await put()
+          .set('Content-Type', 'application/json')
+          .send(bodyOfSize(64 * 1024 + 1)),
+        413,
+        '413-00',
+      );
     });
 
     it('413-00 for a body far over every limit, refused while it streams', async () => {
-      expectError(await put().set('Content-Type', 'application/json').send(`{"url":"${'x'.repeat(2_000_000)}"}`), 413, '413-00');
+      expectError(
+        await put()
+          .set('Content-Type', 'application/json')
+          .send(`{"url":"${'x'.repeat(2_000_000)}"}`),
+        413,
+        '413-00',
+      );
     });
   });
 
@@ -135,7 +149,10 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
         expectError(res, 500, '500-00');
         expect(JSON.stringify(res.body)).not.toMatch(/disk on fire|secret\/path|at .*\.ts|Error:/);
         expect(logged).toHaveBeenCalledWith(
-          expect.objectContaining({ requestId: res.body.request_id, err: expect.objectContaining({ message: expect.stringContaining('disk on fire') }) }),
+          expect.objectContaining({
+            requestId: res.body.request_id,
+            err: expect.objectContaining({ message: expect.stringContaining('disk on fire') }),
+          }),
           expect.any(String),
         );
       } finally {
@@ -153,9 +170,11 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
         const server = new URL(t.db.url);
         const admin = new URL(t.db.url);
         admin.pathname = '/postgres';
-        await sql(admin.toString(), 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-          server.pathname.slice(1),
-        ]);
+        await sql(
+          admin.toString(),
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [server.pathname.slice(1)],
+        );
         await new Promise((resolve) => setTimeout(resolve, 200));
         // A request that meets a dead pooled connection may fail once with 503; the process lives on.
         const statuses = [];

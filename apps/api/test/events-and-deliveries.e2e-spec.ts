@@ -10,7 +10,8 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
   const auth = () => ({ Authorization: tenant.key, 'Content-Type': 'application/json' });
   const publish = (body: object, as: Tenant = tenant) =>
     t.http.post(`/application/${as.applicationId}/events`).set({ Authorization: as.key }).send(body);
-  const setStatus = (id: string, status: string) => sql(t.db.url, `UPDATE deliveries SET status = $2::delivery_status WHERE id = $1`, [id, status]);
+  const setStatus = (id: string, status: string) =>
+    sql(t.db.url, `UPDATE deliveries SET status = $2::delivery_status WHERE id = $1`, [id, status]);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -31,7 +32,9 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       });
       const [event] = await sql(t.db.url, 'SELECT * FROM events WHERE id = $1', [res.body.data.id]);
       expect(JSON.parse(event.payload)).toEqual({ agent: 'a-17', nested: { list: [1, 2] } });
-      const [delivery] = await sql(t.db.url, 'SELECT status::text, next_attempt_at FROM deliveries WHERE id = $1', [res.body.data.deliveries[0]]);
+      const [delivery] = await sql(t.db.url, 'SELECT status::text, next_attempt_at FROM deliveries WHERE id = $1', [
+        res.body.data.deliveries[0],
+      ]);
       expect(delivery.status).toBe('pending');
       expect(delivery.next_attempt_at).not.toBeNull();
     });
@@ -87,7 +90,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       expect(again.status).toBe(202);
       expect(again.body).toEqual(first.body);
       expect(await sql(t.db.url, 'SELECT id FROM events WHERE id = $1', [first.body.data.id])).toHaveLength(1);
-      expect(await sql(t.db.url, "SELECT id FROM events WHERE payload = '{\"call\":\"c-1\"}'")).toHaveLength(1);
+      expect(await sql(t.db.url, 'SELECT id FROM events WHERE payload = \'{"call":"c-1"}\'')).toHaveLength(1);
     });
 
     it('refuse the same key with a different body (400-07), and keep keys apart per application', async () => {
@@ -122,7 +125,11 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
     it('publishes webhook.test, delivered without a subscription to it', async () => {
       const res = await t.http.post(`${app}/webhook/test`).set(auth());
       expect(res.status).toBe(202);
-      expect(res.body.data).toEqual({ id: expect.stringMatching(/^evt_/), event: 'webhook.test', deliveries: [expect.stringMatching(/^dlv_/)] });
+      expect(res.body.data).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        event: 'webhook.test',
+        deliveries: [expect.stringMatching(/^dlv_/)],
+      });
     });
 
     it('answers 404-02 without a webhook', async () => {
@@ -184,12 +191,17 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       const res = await t.http.get(`/application/${owner.applicationId}/deliveries/${ids[2]}`).set({ Authorization: owner.key });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ id: ids[2], status: 'pending', attempts: [] });
-      expectError(await t.http.get(`/application/${owner.applicationId}/deliveries/dlv_nope`).set({ Authorization: owner.key }), 404, '404-05');
+      expectError(
+        await t.http.get(`/application/${owner.applicationId}/deliveries/dlv_nope`).set({ Authorization: owner.key }),
+        404,
+        '404-05',
+      );
       expectError(await t.http.get(`${app}/deliveries/${ids[2]}`).set({ Authorization: tenant.key }), 404, '404-05');
     });
 
     describe('manual retry', () => {
-      const retry = (id: string) => t.http.post(`/application/${owner.applicationId}/deliveries/${id}/retry`).set({ Authorization: owner.key });
+      const retry = (id: string) =>
+        t.http.post(`/application/${owner.applicationId}/deliveries/${id}/retry`).set({ Authorization: owner.key });
 
       it.each(['failed', 'succeeded'])('gives a %s delivery one attempt now, without follow-ups', async (status) => {
         const id = (await publish({ event: 'acw_start', payload: {} }, owner)).body.data.deliveries[0];
@@ -236,8 +248,14 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       const voice = (await publish({ event: 'voice_campaign_activate', payload: {} }, owner)).body.data.deliveries[0];
       const ping = (await t.http.post(`${base}/webhook/test`).set({ Authorization: owner.key })).body.data.deliveries[0];
       await t.http.delete(`${base}/webhook/subscription/acw_start`).set({ Authorization: owner.key }).expect(200);
-      const statuses = await sql<{ id: string; status: string }>(t.db.url, 'SELECT id, status::text FROM deliveries WHERE id = ANY($1)', [[acw, voice, ping]]);
-      expect(Object.fromEntries(statuses.map((r) => [r.id, r.status]))).toEqual({ [acw]: 'cancelled', [voice]: 'pending', [ping]: 'pending' });
+      const statuses = await sql<{ id: string; status: string }>(t.db.url, 'SELECT id, status::text FROM deliveries WHERE id = ANY($1)', [
+        [acw, voice, ping],
+      ]);
+      expect(Object.fromEntries(statuses.map((r) => [r.id, r.status]))).toEqual({
+        [acw]: 'cancelled',
+        [voice]: 'pending',
+        [ping]: 'pending',
+      });
     });
 
     it('deactivating leaves the cancelling to the worker, when the delivery comes due', async () => {

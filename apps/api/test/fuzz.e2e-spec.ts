@@ -39,7 +39,10 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
     for (let i = 0; i < 2; i++) {
       const tenant = await t.fixtures.tenantWithWebhook();
       await t.http.put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`).set('Authorization', tenant.key).send({});
-      const published = await t.http.post(`/application/${tenant.applicationId}/events`).set('Authorization', tenant.key).send({ event: 'acw_start', payload: { i } });
+      const published = await t.http
+        .post(`/application/${tenant.applicationId}/events`)
+        .set('Authorization', tenant.key)
+        .send({ event: 'acw_start', payload: { i } });
       targets.applicationIds.push(tenant.applicationId);
       targets.keys.push(tenant.key);
       targets.accountIds.push(tenant.accountId);
@@ -50,11 +53,15 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
     document = (await t.http.get('/docs-json')).body;
 
     db = await openDatabase(t.db.url);
-    const tables = await db.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`);
+    const tables = await db.query<{ name: string }>(
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`,
+    );
     digestSql = `SELECT md5(string_agg(part, '|' ORDER BY part)) AS digest FROM (${tables
       .map(({ name }) => `SELECT '${name}:' || md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS part FROM "${name}" t`)
       .join(' UNION ALL ')}) parts`;
-    console.log(`fuzz: ${RUNS} requests over ${Object.keys(document.paths).length} documented paths and ${RAW_RUNS} raw ones, seed ${SEED} (replay: HERALD_FUZZ_SEED=${SEED})`);
+    console.log(
+      `fuzz: ${RUNS} requests over ${Object.keys(document.paths).length} documented paths and ${RAW_RUNS} raw ones, seed ${SEED} (replay: HERALD_FUZZ_SEED=${SEED})`,
+    );
   });
   afterAll(async () => {
     agent?.destroy();
@@ -70,12 +77,15 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
       // bytes would arrive as a second request, and its answer be read as the next request's.
       const body = request.method === 'HEAD' ? undefined : request.body;
       const headers = body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(body)) };
-      const req = http.request({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent, timeout: 10_000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent, timeout: 10_000 },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within 10 s to ${request.method} ${request.path}`)));
       req.on('error', reject);
       req.end(body);
@@ -122,17 +132,39 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
 
   it('answers mangled raw HTTP with the envelope or not at all, never with a 5xx', async () => {
     const valid = [
-      'GET /error_codes/400-01 HTTP/1.1', 'Host: 127.0.0.1', `Authorization: ${ADMIN_KEY}`,
-      'Content-Type: application/json', 'Content-Length: 12', '', '{"name":"x"}',
+      'GET /error_codes/400-01 HTTP/1.1',
+      'Host: 127.0.0.1',
+      `Authorization: ${ADMIN_KEY}`,
+      'Content-Type: application/json',
+      'Content-Length: 12',
+      '',
+      '{"name":"x"}',
     ].join('\r\n');
-    const mangled = fc.array(
-      fc.record({
-        at: fc.nat(valid.length),
-        cut: fc.nat(6),
-        insert: fc.oneof(fc.constantFrom('\r\n', '\r', '\n', ' ', ':', '\u0000', 'Transfer-Encoding: chunked\r\n', 'Content-Length: 5\r\n', '%', 'HTTP/1.0', 'CONNECT'), fc.string({ unit: 'binary-ascii', maxLength: 8 })),
-      }),
-      { minLength: 1, maxLength: 3 },
-    ).map((edits) => edits.reduce((text, { at, cut, insert }) => text.slice(0, at) + insert + text.slice(at + cut), valid));
+    const mangled = fc
+      .array(
+        fc.record({
+          at: fc.nat(valid.length),
+          cut: fc.nat(6),
+          insert: fc.oneof(
+            fc.constantFrom(
+              '\r\n',
+              '\r',
+              '\n',
+              ' ',
+              ':',
+              '\u0000',
+              'Transfer-Encoding: chunked\r\n',
+              'Content-Length: 5\r\n',
+              '%',
+              'HTTP/1.0',
+              'CONNECT',
+            ),
+            fc.string({ unit: 'binary-ascii', maxLength: 8 }),
+          ),
+        }),
+        { minLength: 1, maxLength: 3 },
+      )
+      .map((edits) => edits.reduce((text, { at, cut, insert }) => text.slice(0, at) + insert + text.slice(at + cut), valid));
 
     await fc.assert(
       fc.asyncProperty(mangled, async (bytes) => {
@@ -146,7 +178,8 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
         const chunked = /\r\ntransfer-encoding: chunked/i.test(head);
         const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? body.length);
         // A mangled request can turn into two pipelined ones: judge the first answer.
-        if (status >= 400 && !chunked && !/^HEAD /.test(bytes)) assertEnvelope(status, body.slice(0, length), requestId, JSON.stringify(bytes));
+        if (status >= 400 && !chunked && !/^HEAD /.test(bytes))
+          assertEnvelope(status, body.slice(0, length), requestId, JSON.stringify(bytes));
         else if (status >= 500) throw new Error(`${JSON.stringify(bytes)} answered ${status}`);
       }),
       { numRuns: RAW_RUNS, seed: SEED, endOnFailure: true },

@@ -7,7 +7,10 @@ interface OpenApiOperation {
   responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
   security?: unknown[];
 }
-type OpenApi = { paths: Record<string, Record<string, OpenApiOperation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+type OpenApi = {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
 
 /** Every operation Herald serves, with the request body schema it must document. */
 const OPERATIONS: [method: string, path: string, requestBody: string | null][] = [
@@ -111,7 +114,12 @@ describe('health, readiness and API documentation', () => {
     it('describes the seed shapes field by field', () => {
       const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
       expect(Object.keys(schemas.UpsertWebhookRequest.properties).sort()).toEqual(['headers', 'retry_config', 'retry_enabled', 'url']);
-      expect(Object.keys(schemas.RetryConfigDto.properties).sort()).toEqual(['backoff_type', 'backoff_value', 'max_retries', 'retry_value']);
+      expect(Object.keys(schemas.RetryConfigDto.properties).sort()).toEqual([
+        'backoff_type',
+        'backoff_value',
+        'max_retries',
+        'retry_value',
+      ]);
       expect(Object.keys(schemas.WebhookResponse.properties).sort()).toEqual(['data', 'success']);
       expect(Object.keys(schemas.SubscriptionsResponse.properties).sort()).toEqual(['subscriptions', 'success']);
       expect(Object.keys(schemas.ErrorCodeDto.properties).sort()).toEqual(['code', 'message']);

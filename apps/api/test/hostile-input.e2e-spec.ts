@@ -41,7 +41,9 @@ describe('hostile input', () => {
       socket.on('close', () => {
         const [head, ...rest] = received.split('\r\n\r\n');
         const [statusLine, ...headerLines] = head.split('\r\n');
-        const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
         const text = rest.join('\r\n\r\n');
         resolve({ status: Number(statusLine.split(' ')[1]), headers, body: text ? JSON.parse(text) : undefined });
       });
@@ -114,11 +116,18 @@ describe('hostile input', () => {
     it('reads a body that starts with a byte-order mark, and refuses bytes that are not UTF-8 (400-01)', async () => {
       // fetch sends a Buffer as its bytes (supertest would serialise it as JSON).
       const post = (bytes: Buffer) =>
-        fetch(`http://127.0.0.1:${port}/admin/accounts`, { method: 'POST', headers: { authorization: ADMIN_KEY, 'content-type': 'application/json' }, body: bytes });
+        fetch(`http://127.0.0.1:${port}/admin/accounts`, {
+          method: 'POST',
+          headers: { authorization: ADMIN_KEY, 'content-type': 'application/json' },
+          body: bytes,
+        });
       expect((await post(Buffer.from('\ufeff{"name":"bom"}'))).status).toBe(201);
       const latin1 = await post(Buffer.from('{"name":"caf\xe9"}', 'latin1'));
       expect(latin1.status).toBe(400);
-      expect(((await latin1.json()) as { error: unknown }).error).toEqual({ code: '400-01', message: 'The request body is not valid UTF-8.' });
+      expect(((await latin1.json()) as { error: unknown }).error).toEqual({
+        code: '400-01',
+        message: 'The request body is not valid UTF-8.',
+      });
     });
 
     it('keeps an answer small however many fields are wrong, and cuts long field names', async () => {
@@ -127,7 +136,10 @@ describe('hostile input', () => {
       expectError(res, 400, '400-02');
       expect(res.body.error.details).toHaveLength(20);
       expect(res.body.error.message).toMatch(/and \d+ more/);
-      const long = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY).send({ name: 'x', ['k'.repeat(60_000)]: 1 });
+      const long = await t.http
+        .post('/admin/accounts')
+        .set('Authorization', ADMIN_KEY)
+        .send({ name: 'x', ['k'.repeat(60_000)]: 1 });
       expectError(long, 400, '400-02');
       expect(long.text.length).toBeLessThan(2_000); // it would be 180 KB: the name three times over
     });
@@ -136,7 +148,10 @@ describe('hostile input', () => {
 
     it('400-01 for JSON nested deeper than 32 levels, however deep', async () => {
       for (const depth of [32, 2_000, 100_000]) {
-        const res = await t.http.post(`${app}/events`).set('Authorization', tenant.key).set('Content-Type', 'application/json')
+        const res = await t.http
+          .post(`${app}/events`)
+          .set('Authorization', tenant.key)
+          .set('Content-Type', 'application/json')
           .send(`{"event":"acw_start","payload":{"deep":${nested(depth)}}}`);
         expectError(res, 400, '400-01');
         expect(res.body.error.message).toMatch(/deeper than 32 levels/);
@@ -145,7 +160,10 @@ describe('hostile input', () => {
 
     it('accepts a payload that reaches exactly 32 levels', async () => {
       // The body is level 1, the payload 2, "deep" starts at 3: 30 arrays reach level 32.
-      const res = await t.http.post(`${app}/events`).set('Authorization', tenant.key).set('Content-Type', 'application/json')
+      const res = await t.http
+        .post(`${app}/events`)
+        .set('Authorization', tenant.key)
+        .set('Content-Type', 'application/json')
         .send(`{"event":"acw_start","payload":{"deep":${nested(30)}}}`);
       expect(res.status).toBe(202);
     });
@@ -162,13 +180,20 @@ describe('hostile input', () => {
     });
 
     it('accepts an explicit UTF-8 charset and an identity encoding', async () => {
-      const res = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY)
-        .set('Content-Type', 'application/json; charset=UTF-8').set('Content-Encoding', 'identity').send('{"name":"x"}');
+      const res = await t.http
+        .post('/admin/accounts')
+        .set('Authorization', ADMIN_KEY)
+        .set('Content-Type', 'application/json; charset=UTF-8')
+        .set('Content-Encoding', 'identity')
+        .send('{"name":"x"}');
       expect(res.status).toBe(201);
     });
 
     it('refuses __proto__ as a field of Herald own objects, as an unknown field', async () => {
-      const res = await t.http.post('/admin/accounts').set('Authorization', ADMIN_KEY).set('Content-Type', 'application/json')
+      const res = await t.http
+        .post('/admin/accounts')
+        .set('Authorization', ADMIN_KEY)
+        .set('Content-Type', 'application/json')
         .send('{"__proto__":{"admin":true},"name":"x"}');
       expectError(res, 400, '400-02');
       expect(detailFields(res)).toEqual(['__proto__']);
@@ -186,7 +211,10 @@ describe('hostile input', () => {
 
     it('keeps a payload whose keys are Object.prototype names exactly as sent', async () => {
       const payload = '{"__proto__":{"polluted":true},"constructor":{"prototype":1},"toString":"x","hasOwnProperty":"y","valueOf":null}';
-      const res = await t.http.post(`${app}/events`).set('Authorization', tenant.key).set('Content-Type', 'application/json')
+      const res = await t.http
+        .post(`${app}/events`)
+        .set('Authorization', tenant.key)
+        .set('Content-Type', 'application/json')
         .send(`{"event":"acw_start","payload":${payload}}`);
       expect(res.status).toBe(202);
       const [stored] = await sql<{ payload: string }>(t.db.url, 'SELECT payload FROM events WHERE id = $1', [res.body.data.id]);
@@ -203,7 +231,10 @@ describe('hostile input', () => {
       ['/admin/applications', () => ({ name: 'a\u0000', account_id: tenant.accountId }), 'name'],
       ['/admin/event_types', { name: 'ok_name', description: 'bad\u0000' }, 'description'],
     ])('POST %s', async (path, body, field) => {
-      const res = await t.http.post(path).set('Authorization', ADMIN_KEY).send(typeof body === 'function' ? body() : body);
+      const res = await t.http
+        .post(path)
+        .set('Authorization', ADMIN_KEY)
+        .send(typeof body === 'function' ? body() : body);
       expectError(res, 400, '400-02');
       expect(detailFields(res)).toEqual([field]);
     });
@@ -218,14 +249,20 @@ describe('hostile input', () => {
     });
 
     it('keeps control characters inside a payload: it is the customer data', async () => {
-      const res = await t.http.post(`${app}/events`).set('Authorization', tenant.key).send({ event: 'acw_start', payload: { note: 'a\u0000b\nc' } });
+      const res = await t.http
+        .post(`${app}/events`)
+        .set('Authorization', tenant.key)
+        .send({ event: 'acw_start', payload: { note: 'a\u0000b\nc' } });
       expect(res.status).toBe(202);
       const [stored] = await sql<{ payload: string }>(t.db.url, 'SELECT payload FROM events WHERE id = $1', [res.body.data.id]);
       expect(JSON.parse(stored.payload)).toEqual({ note: 'a\u0000b\nc' });
     });
 
     it('a webhook URL with a NUL is 400-05', async () => {
-      const res = await t.http.put(`${app}/webhook`).set('Authorization', tenant.key).send({ url: 'https://example.com/\u0000', retry_enabled: 0 });
+      const res = await t.http
+        .put(`${app}/webhook`)
+        .set('Authorization', tenant.key)
+        .send({ url: 'https://example.com/\u0000', retry_enabled: 0 });
       expectError(res, 400, '400-05');
     });
 
@@ -235,7 +272,9 @@ describe('hostile input', () => {
       ['get', '/deliveries/dlv_%00', 404, '404-05'],
       ['post', '/deliveries/dlv_%00/retry', 404, '404-05'],
     ] as const)('%s %s answers %d %s', async (method, path, status, code) => {
-      const res = await t.http[method](`${app}${path}`).set('Authorization', tenant.key).send(method === 'put' ? {} : undefined);
+      const res = await t.http[method](`${app}${path}`)
+        .set('Authorization', tenant.key)
+        .send(method === 'put' ? {} : undefined);
       expectError(res, status, code);
     });
 
@@ -244,13 +283,12 @@ describe('hostile input', () => {
       expectError(await t.http.get('/error_codes/400-0%00').set('Authorization', ADMIN_KEY), 404, '404-04');
     });
 
-    it.each([
-      '/deliveries?cursor=dlv_%00',
-      '/deliveries?event=acw%00start',
-      '/deliveries?status=failed%00',
-    ])('GET %s is 400-03', async (path) => {
-      expectError(await t.http.get(`${app}${path}`).set('Authorization', tenant.key), 400, '400-03');
-    });
+    it.each(['/deliveries?cursor=dlv_%00', '/deliveries?event=acw%00start', '/deliveries?status=failed%00'])(
+      'GET %s is 400-03',
+      async (path) => {
+        expectError(await t.http.get(`${app}${path}`).set('Authorization', tenant.key), 400, '400-03');
+      },
+    );
   });
 
   describe('cursors Herald did not issue are 400-03, never ignored', () => {
@@ -281,7 +319,12 @@ describe('hostile input', () => {
       const scope = applications.scopeOf((await applications.findById(other.applicationId))!);
       const ids = new UlidIdGenerator();
       const event = (eventType: string) => ({
-        id: ids.next('evt'), eventType, payload: '{}', createdAt: new Date(), deliveryId: ids.next('dlv'), ignoresSubscription: true,
+        id: ids.next('evt'),
+        eventType,
+        payload: '{}',
+        createdAt: new Date(),
+        deliveryId: ids.next('dlv'),
+        ignoresSubscription: true,
       });
       const events = t.app.get(EventRepository);
       // The first submit is written alone; the rest queue up behind it and share one statement.
@@ -290,17 +333,25 @@ describe('hostile input', () => {
         events.publish(scope, event('acw\u0000start')), // SQLSTATE 22021: text cannot hold NUL
         ...Array.from({ length: 15 }, () => events.publish(scope, event('acw_start'))),
       ]);
-      expect(outcomes.map((outcome) => outcome.status)).toEqual([...Array(15).fill('fulfilled'), 'rejected', ...Array(15).fill('fulfilled')]);
-      const [count] = await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM events WHERE application_id = $1', [other.applicationId]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        ...Array(15).fill('fulfilled'),
+        'rejected',
+        ...Array(15).fill('fulfilled'),
+      ]);
+      const [count] = await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM events WHERE application_id = $1', [
+        other.applicationId,
+      ]);
       expect(Number(count.n)).toBe(30);
     });
-
 
     it('a publish refused for a NUL, alongside a burst of valid publishes from another tenant, fails alone', async () => {
       const other = await t.fixtures.tenantWithWebhook();
       await t.http.put(`/application/${other.applicationId}/webhook/subscription/acw_start`).set('Authorization', other.key).send({});
       const good = Array.from({ length: 40 }, (_, i) =>
-        t.http.post(`/application/${other.applicationId}/events`).set('Authorization', other.key).send({ event: 'acw_start', payload: { i } }),
+        t.http
+          .post(`/application/${other.applicationId}/events`)
+          .set('Authorization', other.key)
+          .send({ event: 'acw_start', payload: { i } }),
       );
       const bad = Array.from({ length: 10 }, () =>
         t.http.post(`${app}/events`).set('Authorization', tenant.key).send({ event: 'acw_start', payload: {}, idempotency_key: 'k\u0000' }),
@@ -312,7 +363,9 @@ describe('hostile input', () => {
       expect(goodRes.map((res) => res.status)).toEqual(good.map(() => 202));
       badRes.forEach((res) => expectError(res, 400, '400-02'));
       unknownRes.forEach((res) => expectError(res, 400, '400-04'));
-      const [count] = await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM events WHERE application_id = $1', [other.applicationId]);
+      const [count] = await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM events WHERE application_id = $1', [
+        other.applicationId,
+      ]);
       expect(Number(count.n)).toBe(40);
     });
   });

@@ -21,7 +21,11 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
   beforeAll(async () => {
     t = await createTestApp();
     tenant = await t.fixtures.tenantWithWebhook();
-    await t.http.put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`).set('Authorization', tenant.key).send({}).expect(200);
+    await t.http
+      .put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`)
+      .set('Authorization', tenant.key)
+      .send({})
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -67,7 +71,9 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
     // No worker runs here: shape the queue by hand, as a worker and the schedule would.
     await sql(t.db.url, `UPDATE deliveries SET next_attempt_at = now() - interval '42 seconds' WHERE id = $1`, [waiting]);
     await sql(t.db.url, `UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`, [retrying]);
-    await sql(t.db.url, `UPDATE deliveries SET status = 'sending', lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [claimed]);
+    await sql(t.db.url, `UPDATE deliveries SET status = 'sending', lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [
+      claimed,
+    ]);
 
     const text = await scrape();
     expect(sample(text, 'herald_deliveries_queued{state="due"}')).toBe(1);
@@ -84,7 +90,10 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
   });
 
   it('is not rate limited and does not spend any key’s tokens', async () => {
-    const limited = await createTestApp({ databaseUrl: t.db.url, env: { HERALD_RATE_LIMIT_PER_SECOND: '1', HERALD_RATE_LIMIT_BURST: '1' } });
+    const limited = await createTestApp({
+      databaseUrl: t.db.url,
+      env: { HERALD_RATE_LIMIT_PER_SECOND: '1', HERALD_RATE_LIMIT_BURST: '1' },
+    });
     try {
       for (let i = 0; i < 5; i++) await scrape(limited);
       expect((await limited.http.get('/event_types').set('Authorization', ADMIN_KEY)).status).toBe(200);

@@ -101,7 +101,12 @@ describe('rate limit turned off (HERALD_RATE_LIMIT_PER_SECOND=0)', () => {
 
   it('never answers 429', async () => {
     const statuses = await Promise.all(
-      Array.from({ length: 30 }, () => t.http.get('/event_types').set('Authorization', ADMIN_KEY).then((res) => res.status)),
+      Array.from({ length: 30 }, () =>
+        t.http
+          .get('/event_types')
+          .set('Authorization', ADMIN_KEY)
+          .then((res) => res.status),
+      ),
     );
     expect(new Set(statuses)).toEqual(new Set([200]));
   });

@@ -7,7 +7,10 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
   let t: TestApp;
   let tenant: Tenant;
   const put = (body: unknown) =>
-    t.http.put(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key).send(body as object);
+    t.http
+      .put(`/application/${tenant.applicationId}/webhook`)
+      .set('Authorization', tenant.key)
+      .send(body as object);
   const withRetry = (retry_config: object) => ({ ...VALID_WEBHOOK, retry_config: { ...VALID_WEBHOOK.retry_config, ...retry_config } });
 
   beforeAll(async () => {
@@ -107,7 +110,9 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
 
     it('says a retry field must be an integer when given a string or a fraction, not that it is out of range', async () => {
       const res = await put(withRetry({ retry_value: '30' }));
-      expect(res.body.error.details).toEqual([{ field: 'retry_config.retry_value', message: 'retry_config.retry_value must be an integer (got a string)' }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'retry_config.retry_value', message: 'retry_config.retry_value must be an integer (got a string)' },
+      ]);
       const fraction = await put(withRetry({ max_retries: 2.5 }));
       expect(fraction.body.error.details).toEqual([
         { field: 'retry_config.max_retries', message: 'retry_config.max_retries must be an integer (got the fraction 2.5)' },
@@ -120,7 +125,11 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       const res = await put({ ...VALID_WEBHOOK, retry_config: { retry_value: 10, max_retries: 2, backoff_type: 'fixed' } });
       expect(res.status).toBe(200);
       expect(res.body.data.retry_config).toEqual({ retry_value: 10, max_retries: 2, backoff_type: 'fixed', backoff_value: 0 });
-      await refused({ ...VALID_WEBHOOK, retry_config: { retry_value: 10, max_retries: 2, backoff_type: 'linear' } }, '400-02', 'retry_config.backoff_value');
+      await refused(
+        { ...VALID_WEBHOOK, retry_config: { retry_value: 10, max_retries: 2, backoff_type: 'linear' } },
+        '400-02',
+        'retry_config.backoff_value',
+      );
     });
 
     it('refuses non-integer retry fields, including numeric strings', async () => {
@@ -220,7 +229,9 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
 
     it('says why an address is refused in a sentence', async () => {
       const res = await put({ ...VALID_WEBHOOK, url: 'http://10.1.2.3/h' });
-      expect(res.body.error.message).toBe("The webhook URL's host 10.1.2.3 is a private address; Herald only delivers to public addresses.");
+      expect(res.body.error.message).toBe(
+        "The webhook URL's host 10.1.2.3 is a private address; Herald only delivers to public addresses.",
+      );
     });
 
     it.each([
@@ -262,7 +273,13 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
         .send(body);
       expect(res.status).toBe(200);
       const stored = (text: string) => Object.entries(JSON.parse(text).data.headers);
-      const expected = [['toString', 'x'], ['hasOwnProperty', 'y'], ['valueOf', 'z'], ['constructor', 'c'], ['__proto__', 'p']];
+      const expected = [
+        ['toString', 'x'],
+        ['hasOwnProperty', 'y'],
+        ['valueOf', 'z'],
+        ['constructor', 'c'],
+        ['__proto__', 'p'],
+      ];
       expect(stored(res.text)).toEqual(expected);
       const read = await t.http.get(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key);
       expect(stored(read.text)).toEqual(expected);
@@ -386,7 +403,11 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       ['multiplier', { retry_value: 30, max_retries: 5, backoff_value: 2 }, [30, 60, 120, 240, 480]],
       ['linear', { retry_value: 10, max_retries: 4, backoff_value: 15 }, [10, 25, 40, 55]],
       ['fixed', { retry_value: 60, max_retries: 3, backoff_value: 999 }, [60, 60, 60]],
-      ['multiplier', { retry_value: 3600, max_retries: 8, backoff_value: 10 }, [3600, 36_000, 86_400, 86_400, 86_400, 86_400, 86_400, 86_400]],
+      [
+        'multiplier',
+        { retry_value: 3600, max_retries: 8, backoff_value: 10 },
+        [3600, 36_000, 86_400, 86_400, 86_400, 86_400, 86_400, 86_400],
+      ],
     ])('previews the %s schedule %j', async (backoff_type, policy, delays) => {
       await put({ ...VALID_WEBHOOK, retry_config: { ...policy, backoff_type } }).expect(200);
       const res = await t.http.get(`/application/${tenant.applicationId}/webhook/retry_schedule`).set('Authorization', tenant.key);
@@ -412,7 +433,11 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
       expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(Buffer.from(first.slice(6), 'base64')).toHaveLength(32);
 
-      await t.http.put(base).set('Authorization', fresh.key).send({ ...VALID_WEBHOOK, url: 'https://example.com/other' }).expect(200);
+      await t.http
+        .put(base)
+        .set('Authorization', fresh.key)
+        .send({ ...VALID_WEBHOOK, url: 'https://example.com/other' })
+        .expect(200);
       expect((await t.http.get(`${base}/secret`).set('Authorization', fresh.key)).body.data.secret).toBe(first);
 
       const rotated = await t.http.post(`${base}/secret/rotate`).set('Authorization', fresh.key).set('Content-Type', 'application/json');

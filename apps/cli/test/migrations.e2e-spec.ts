@@ -37,10 +37,7 @@ describe('migrations through the wasm schema engine', () => {
       await sql(testServerUrl(), `CREATE DATABASE "${name}"`);
       const url = databaseUrl(testServerUrl(), name);
       try {
-        const [first, second] = await Promise.all([
-          runCli(['migrate'], { DATABASE_URL: url }),
-          runCli(['migrate'], { DATABASE_URL: url }),
-        ]);
+        const [first, second] = await Promise.all([runCli(['migrate'], { DATABASE_URL: url }), runCli(['migrate'], { DATABASE_URL: url })]);
         expect([first.code, second.code]).toEqual([0, 0]);
         const outputs = [first.stdout, second.stdout].sort();
         expect(outputs[0]).toMatch(/applied \d{14}_init/);

@@ -21,7 +21,11 @@ async function deliverOneEvent(base: string, applicationId: number): Promise<voi
     await post(base, '/admin/applications', { id: applicationId, name: 'Delivery', account_id: account.body.data.id });
     const key = (await post(base, '/admin/api_keys', { account_id: account.body.data.id, name: 'e2e' })).body.data.key;
     const app = `/application/${applicationId}`;
-    const webhook = { url: sink.url(), retry_enabled: 1, retry_config: { retry_value: 1, max_retries: 2, backoff_type: 'fixed', backoff_value: 0 } };
+    const webhook = {
+      url: sink.url(),
+      retry_enabled: 1,
+      retry_config: { retry_value: 1, max_retries: 2, backoff_type: 'fixed', backoff_value: 0 },
+    };
     expect((await call(base, 'PUT', `${app}/webhook`, webhook, key)).status).toBe(200);
     expect((await call(base, 'PUT', `${app}/webhook/subscription/acw_start`, { ensure_delivery: true }, key)).status).toBe(200);
     const published = await call(base, 'POST', `${app}/events`, { event: 'acw_start', payload: { agent: 'a-1' } }, key);

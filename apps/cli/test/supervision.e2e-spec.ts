@@ -113,7 +113,9 @@ describe('herald start supervises the api and the worker', () => {
 
     // An attempt in flight when the worker dies: the receiver holds the first request open.
     let inFlightSeen = 0;
-    sink.respond((_, request) => (JSON.parse(request.body).data.step === 'in-flight' && ++inFlightSeen === 1 ? { status: 200, hang: true } : { status: 200 }));
+    sink.respond((_, request) =>
+      JSON.parse(request.body).data.step === 'in-flight' && ++inFlightSeen === 1 ? { status: 200, hang: true } : { status: 200 },
+    );
     const inFlight = await publish(base, 11, key, 'in-flight');
     await waitUntil(() => requestsFor(sink, 'in-flight').length === 1, 30_000, 'the in-flight attempt to reach the sink');
 
@@ -129,7 +131,10 @@ describe('herald start supervises the api and the worker', () => {
       let whileDead: { event: string; delivery: string };
       try {
         await waitUntil(
-          () => new RegExp(`worker \\(pid ${workerPid}\\) was killed by SIGKILL after [\\d.]+ s up; restarting it in 0\\.5 s \\(restart 1\\)`).test(output()),
+          () =>
+            new RegExp(
+              `worker \\(pid ${workerPid}\\) was killed by SIGKILL after [\\d.]+ s up; restarting it in 0\\.5 s \\(restart 1\\)`,
+            ).test(output()),
           30_000,
           'the supervisor to report the dead worker',
         );
@@ -196,7 +201,10 @@ describe('herald start supervises the api and the worker', () => {
       const release = await holdPort(apiPort);
       try {
         await waitUntil(
-          () => new RegExp(`api \\(pid ${apiPid}\\) was killed by SIGKILL after [\\d.]+ s up; restarting it in 0\\.5 s \\(restart 1\\)`).test(output()),
+          () =>
+            new RegExp(`api \\(pid ${apiPid}\\) was killed by SIGKILL after [\\d.]+ s up; restarting it in 0\\.5 s \\(restart 1\\)`).test(
+              output(),
+            ),
           30_000,
           'the supervisor to report the dead api',
         );
@@ -251,13 +259,18 @@ describe('herald start supervises the api and the worker', () => {
       const apiPid = childPid(cliPid, 'api');
       expect(apiPid).not.toBeNull();
       expect(await exited).toBe(1);
-      const lines = running.output().split('\n').filter((line) => line.startsWith('herald: worker'));
+      const lines = running
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('herald: worker'));
       expect(lines).toEqual([
         expect.stringMatching(/^herald: worker \(pid \d+\) exited with code 1 after [\d.]+ s up; restarting it in 0\.5 s \(restart 1\)$/),
         expect.stringMatching(/restarting it in 1 s \(restart 2\)$/),
         expect.stringMatching(/restarting it in 2 s \(restart 3\)$/),
         expect.stringMatching(/restarting it in 4 s \(restart 4\)$/),
-        expect.stringMatching(/^herald: worker stopped 5 times within 60 s \(last: worker \(pid \d+\) exited with code 1\); stopping Herald$/),
+        expect.stringMatching(
+          /^herald: worker stopped 5 times within 60 s \(last: worker \(pid \d+\) exited with code 1\); stopping Herald$/,
+        ),
       ]);
       expect(running.output()).toMatch(/HERALD_WORKER_METRICS_PORT: 127\.0\.0\.1:\d+ is already in use/);
       // The api was stopped with it, not left behind.

@@ -24,10 +24,17 @@ describe('the cli against a database it cannot use', () => {
 
   it.each([[['migrate']], [['migrate', '--check']], [['start']]])('herald %j: a server that is not there', async (args) => {
     const port = await freePort(); // nothing listens on it
-    const result = await runCli(args, { DATABASE_URL: `postgresql://herald:s3cret-pw@127.0.0.1:${port}/herald`, PORT: String(await freePort()) });
+    const result = await runCli(args, {
+      DATABASE_URL: `postgresql://herald:s3cret-pw@127.0.0.1:${port}/herald`,
+      PORT: String(await freePort()),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^herald: Cannot connect to the database at 127\\.0\\.0\\.1:${port}/herald \\(DATABASE_URL\\): connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^herald: Cannot connect to the database at 127\\.0\\.0\\.1:${port}/herald \\(DATABASE_URL\\): connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`,
+        ),
+      ),
     ]);
     expect(result.stderr).not.toContain('s3cret-pw');
   });
@@ -36,7 +43,11 @@ describe('the cli against a database it cannot use', () => {
     const port = await freePort();
     const result = await runCli(['migration', 'new', 'nothing'], { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/postgres` });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^herald: Cannot connect to the database at ${escape(`127.0.0.1:${port}/postgres`)} \\(DATABASE_URL\\): connect ECONNREFUSED`));
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(
+        `^herald: Cannot connect to the database at ${escape(`127.0.0.1:${port}/postgres`)} \\(DATABASE_URL\\): connect ECONNREFUSED`,
+      ),
+    );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

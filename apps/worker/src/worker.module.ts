@@ -11,7 +11,11 @@ export class WorkerModule {
   static forRoot(config: HeraldConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-worker', database: DeliveryQueueModule }), MetricsModule, DeliveryModule],
+      imports: [
+        HeraldRuntimeModule.forRoot(config, { service: 'herald-worker', database: DeliveryQueueModule }),
+        MetricsModule,
+        DeliveryModule,
+      ],
     };
   }
 }

@@ -22,7 +22,9 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       const app = await worker.application({ url: sink.url('/hooks/herald?tenant=7'), headers: { 'X-Api-Token': 'secret-token' } });
       const id = await worker.publish(app, 'acw_start', { agent: 'a-17', call: { id: 'c-1', seconds: 30 } });
       const [request] = await sink.waitFor(1);
-      const [event] = await worker.sql('SELECT id, created_at FROM events WHERE id = (SELECT event_id FROM deliveries WHERE id = $1)', [id]);
+      const [event] = await worker.sql('SELECT id, created_at FROM events WHERE id = (SELECT event_id FROM deliveries WHERE id = $1)', [
+        id,
+      ]);
 
       expect(request.method).toBe('POST');
       expect(request.path).toBe('/hooks/herald?tenant=7');
@@ -49,7 +51,12 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
     it('sends custom headers named like Object.prototype members exactly as stored', async () => {
       const headers: Record<string, string> = {};
-      for (const [name, value] of [['toString', 'x'], ['constructor', 'c'], ['__proto__', 'p'], ['valueOf', 'v']]) {
+      for (const [name, value] of [
+        ['toString', 'x'],
+        ['constructor', 'c'],
+        ['__proto__', 'p'],
+        ['valueOf', 'v'],
+      ]) {
         Object.defineProperty(headers, name, { value, enumerable: true });
       }
       const app = await worker.application({ url: sink.url(), headers });
@@ -70,7 +77,12 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       const webhooks = worker.app.get(WebhookRepository);
       const previous = (await webhooks.currentSecret(app))!;
       const now = new Date();
-      const current = (await webhooks.rotateSecret(app, { id: 'sec_rotated', secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64') }, now, new Date(now.getTime() + ROTATED_SECRET_GRACE_SECONDS * 1000)))!;
+      const current = (await webhooks.rotateSecret(
+        app,
+        { id: 'sec_rotated', secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64') },
+        now,
+        new Date(now.getTime() + ROTATED_SECRET_GRACE_SECONDS * 1000),
+      ))!;
       await worker.publish(app);
       const [request] = await sink.waitFor(1);
       const headers = request.headers as Record<string, string>;
@@ -83,7 +95,12 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       const webhooks = worker.app.get(WebhookRepository);
       const previous = (await webhooks.currentSecret(app))!;
       const now = new Date();
-      const current = (await webhooks.rotateSecret(app, { id: 'sec_expiring', secret: 'whsec_' + Buffer.alloc(32, 9).toString('base64') }, now, new Date(now.getTime() - 1)))!;
+      const current = (await webhooks.rotateSecret(
+        app,
+        { id: 'sec_expiring', secret: 'whsec_' + Buffer.alloc(32, 9).toString('base64') },
+        now,
+        new Date(now.getTime() - 1),
+      ))!;
       await worker.publish(app);
       const [request] = await sink.waitFor(1);
       const headers = request.headers as Record<string, string>;
@@ -112,7 +129,11 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
     it('ensure_delivery + retries on: every failure is retried per the policy', async () => {
       sink.respond((n) => ({ status: n <= 2 ? 500 : 200 }));
-      const app = await worker.application({ url: sink.url(), policy: { maxRetries: 3 }, subscriptions: { acw_start: { ensureDelivery: true } } });
+      const app = await worker.application({
+        url: sink.url(),
+        policy: { maxRetries: 3 },
+        subscriptions: { acw_start: { ensureDelivery: true } },
+      });
       const id = (await worker.publish(app))!;
       const delivery = await worker.settled(app, id);
       expect(delivery.status).toBe('succeeded');
@@ -121,13 +142,21 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
     it('ensure_delivery off + retries on: an answer is final, a connection never made is retried', async () => {
       sink.respond(() => ({ status: 500 }));
-      const answered = await worker.application({ url: sink.url(), policy: { maxRetries: 3 }, subscriptions: { acw_start: { ensureDelivery: false } } });
+      const answered = await worker.application({
+        url: sink.url(),
+        policy: { maxRetries: 3 },
+        subscriptions: { acw_start: { ensureDelivery: false } },
+      });
       const id = (await worker.publish(answered))!;
       const once = await worker.settled(answered, id);
       expect(once.status).toBe('failed');
       expect(once.attempts).toHaveLength(1);
 
-      const refused = await worker.application({ url: await closedPort(), policy: { maxRetries: 2 }, subscriptions: { acw_start: { ensureDelivery: false } } });
+      const refused = await worker.application({
+        url: await closedPort(),
+        policy: { maxRetries: 2 },
+        subscriptions: { acw_start: { ensureDelivery: false } },
+      });
       const refusedId = (await worker.publish(refused))!;
       const retried = await worker.settled(refused, refusedId);
       expect(retried.status).toBe('failed');
@@ -136,12 +165,22 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
     it.each([true, false])('retries off (ensure_delivery %p): one attempt, whatever happens', async (ensureDelivery) => {
       sink.respond(() => ({ status: 503 }));
-      const app = await worker.application({ url: sink.url(), retryEnabled: 0, policy: { maxRetries: 5 }, subscriptions: { acw_start: { ensureDelivery } } });
+      const app = await worker.application({
+        url: sink.url(),
+        retryEnabled: 0,
+        policy: { maxRetries: 5 },
+        subscriptions: { acw_start: { ensureDelivery } },
+      });
       const id = (await worker.publish(app))!;
       const delivery = await worker.settled(app, id);
       expect(delivery.status).toBe('failed');
       expect(delivery.attempts).toHaveLength(1);
-      const unreachable = await worker.application({ url: await closedPort(), retryEnabled: 0, policy: { maxRetries: 5 }, subscriptions: { acw_start: { ensureDelivery } } });
+      const unreachable = await worker.application({
+        url: await closedPort(),
+        retryEnabled: 0,
+        policy: { maxRetries: 5 },
+        subscriptions: { acw_start: { ensureDelivery } },
+      });
       const unreachableId = (await worker.publish(unreachable))!;
       expect((await worker.settled(unreachable, unreachableId)).attempts).toHaveLength(1);
     });
@@ -177,7 +216,10 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
   it('follows the stored schedule with real delays: multiplier 1 s × 2, two retries', async () => {
     sink.respond(() => ({ status: 500 }));
-    const app = await worker.application({ url: sink.url(), policy: { retryValue: 1, maxRetries: 2, backoffType: 'multiplier', backoffValue: 2 } });
+    const app = await worker.application({
+      url: sink.url(),
+      policy: { retryValue: 1, maxRetries: 2, backoffType: 'multiplier', backoffValue: 2 },
+    });
     const id = (await worker.publish(app))!;
     const [first, second, third] = await sink.waitFor(3, 10_000);
     expect(second.at - first.at).toBeGreaterThanOrEqual(950);
@@ -231,7 +273,10 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
 
   describe('cancellation when the attempt comes due', () => {
     it('cancels, without an attempt, when the subscription is inactive or gone, or the webhook is gone', async () => {
-      const app = await worker.application({ url: sink.url(), subscriptions: { acw_start: { ensureDelivery: true }, voice_campaign_activate: {} } });
+      const app = await worker.application({
+        url: sink.url(),
+        subscriptions: { acw_start: { ensureDelivery: true }, voice_campaign_activate: {} },
+      });
       const noWebhook = await worker.application({ url: sink.url() });
       await worker.stopWorker();
       try {
@@ -242,7 +287,11 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
         await worker.app.get(SubscriptionRepository).delete(app, 'voice_campaign_activate');
         await worker.app.get(WebhookRepository).delete(noWebhook);
         await worker.startWorker();
-        for (const [scope, id] of [[app, inactive], [app, gone], [noWebhook, orphaned]] as const) {
+        for (const [scope, id] of [
+          [app, inactive],
+          [app, gone],
+          [noWebhook, orphaned],
+        ] as const) {
           const delivery = await worker.settled(scope, id);
           expect(delivery.status).toBe('cancelled');
           expect(delivery.attempts).toEqual([]);
@@ -322,7 +371,11 @@ describe('timeouts and concurrency limits', () => {
     const worker = await TestWorker.start({ HERALD_DELIVERY_TIMEOUT_SECONDS: '1', HERALD_DELIVERY_LEASE_SECONDS: '5' });
     const sink = await new Sink(() => ({ status: 200, delayMs: 3_000 })).start();
     try {
-      const app = await worker.application({ url: sink.url(), policy: { maxRetries: 2 }, subscriptions: { acw_start: { ensureDelivery: false } } });
+      const app = await worker.application({
+        url: sink.url(),
+        policy: { maxRetries: 2 },
+        subscriptions: { acw_start: { ensureDelivery: false } },
+      });
       const id = (await worker.publish(app))!;
       const delivery = await worker.settled(app, id);
       expect(delivery.status).toBe('failed');

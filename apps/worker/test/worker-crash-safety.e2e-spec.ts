@@ -8,7 +8,9 @@ const WORKER = path.resolve(__dirname, '../dist/main.js');
 
 /** A real worker process, as production runs it. */
 function workerProcess(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0', ...env } });
+  const child = spawn(process.execPath, [WORKER], {
+    env: { PATH: process.env.PATH, HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0', ...env },
+  });
   let output = '';
   const watchers = new Set<() => void>();
   const collect = (chunk: Buffer) => {

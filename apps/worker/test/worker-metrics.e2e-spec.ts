@@ -1,7 +1,6 @@
 import { freePort, Sink } from '@herald/testing';
 import { TestWorker } from './support/test-worker';
 
-
 /** The value of one sample line, e.g. `herald_delivery_outcomes_total{outcome="succeeded"}`; 0 when absent. */
 function sample(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));

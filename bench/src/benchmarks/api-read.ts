@@ -76,7 +76,13 @@ export async function apiRead(context: BenchContext): Promise<BenchResult> {
         },
         { metric: 'latency p50', value: herald.p50, unit: 'ms', baseline: { name: 'node:http', value: baseline.p50 } },
         { metric: 'latency p99', value: herald.p99, unit: 'ms', baseline: { name: 'node:http', value: baseline.p99 } },
-        { metric: 'non-2xx + errors', value: herald.non2xx + herald.errors, unit: '', target: '0', pass: herald.non2xx + herald.errors === 0 },
+        {
+          metric: 'non-2xx + errors',
+          value: herald.non2xx + herald.errors,
+          unit: '',
+          target: '0',
+          pass: herald.non2xx + herald.errors === 0,
+        },
       ],
     });
   } finally {

@@ -104,7 +104,11 @@ export async function apiWrite(context: BenchContext): Promise<BenchResult> {
 }
 
 /** `clients` connections, each committing one upsert per transaction as fast as it can. */
-async function singleRowCommits(databaseUrl: string, clients: number, seconds: number): Promise<{ commitsPerSecond: number; p50: number; p99: number }> {
+async function singleRowCommits(
+  databaseUrl: string,
+  clients: number,
+  seconds: number,
+): Promise<{ commitsPerSecond: number; p50: number; p99: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: clients });
   await pool.query('CREATE TABLE IF NOT EXISTS bench_commits (id int PRIMARY KEY, body text NOT NULL)');
   const latencies: number[] = [];
@@ -123,5 +127,9 @@ async function singleRowCommits(databaseUrl: string, clients: number, seconds: n
     }),
   );
   await pool.end();
-  return { commitsPerSecond: Math.round(latencies.length / seconds), p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2) };
+  return {
+    commitsPerSecond: Math.round(latencies.length / seconds),
+    p50: round(percentile(latencies, 50), 2),
+    p99: round(percentile(latencies, 99), 2),
+  };
 }

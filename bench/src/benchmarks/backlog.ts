@@ -36,7 +36,8 @@ export async function workerScale(context: BenchContext): Promise<BenchResult> {
       sink.reset();
       const started = performance.now();
       const running: RunningProcess[] = [];
-      for (let i = 0; i < workers; i++) running.push(await environment.startWorker({ HERALD_WORKER_HOST_CONCURRENCY: '64', HERALD_LOG_LEVEL: 'warn' }));
+      for (let i = 0; i < workers; i++)
+        running.push(await environment.startWorker({ HERALD_WORKER_HOST_CONCURRENCY: '64', HERALD_LOG_LEVEL: 'warn' }));
       await sink.waitFor(backlog, 300_000);
       const rate = backlog / ((performance.now() - started) / 1000);
       for (const worker of running) await worker.stop();
@@ -49,7 +50,13 @@ export async function workerScale(context: BenchContext): Promise<BenchResult> {
       description: `a backlog of ${backlog} due deliveries drained by one worker, then by two (start-up included); 2 cores shared with PostgreSQL`,
       figures: [
         { metric: 'one worker', value: Math.round(one), unit: 'deliveries/s' },
-        { metric: 'two workers', value: Math.round(two), unit: 'deliveries/s', baseline: { name: 'one worker', value: Math.round(one) }, ratio: round(two / one, 3) },
+        {
+          metric: 'two workers',
+          value: Math.round(two),
+          unit: 'deliveries/s',
+          baseline: { name: 'one worker', value: Math.round(one) },
+          ratio: round(two / one, 3),
+        },
       ],
     });
   } finally {
@@ -78,11 +85,15 @@ export async function memory(context: BenchContext): Promise<BenchResult> {
     const deadline = Date.now() + context.seconds * 1000;
     while (Date.now() < deadline) {
       // The api serves the delivery log meanwhile.
-      await Promise.all(applicationIds.slice(0, 8).map((id) => client.call('GET', `/application/${id}/deliveries?limit=100`, undefined, key)));
+      await Promise.all(
+        applicationIds.slice(0, 8).map((id) => client.call('GET', `/application/${id}/deliveries?limit=100`, undefined, key)),
+      );
       peak.api = Math.max(peak.api, api.rssMb());
       peak.worker = Math.max(peak.worker, worker.rssMb());
     }
-    const [{ pending }] = await environment.sql<{ pending: string }>("SELECT count(*) AS pending FROM deliveries WHERE status IN ('pending', 'sending')");
+    const [{ pending }] = await environment.sql<{ pending: string }>(
+      "SELECT count(*) AS pending FROM deliveries WHERE status IN ('pending', 'sending')",
+    );
     await client.close();
     return writeResult({
       name: 'memory',

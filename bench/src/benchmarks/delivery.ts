@@ -157,10 +157,21 @@ export async function retryTiming(context: BenchContext): Promise<BenchResult> {
 async function bareClientRate(sink: BenchSink, count: number): Promise<number> {
   sink.reset();
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY });
-  const body = JSON.stringify({ id: 'evt_x', type: 'acw_start', application_id: 1, timestamp: new Date().toISOString(), data: { call_id: 'c-1' } });
+  const body = JSON.stringify({
+    id: 'evt_x',
+    type: 'acw_start',
+    application_id: 1,
+    timestamp: new Date().toISOString(),
+    data: { call_id: 'c-1' },
+  });
   const started = performance.now();
   await inParallel([...Array(count).keys()], CONCURRENCY, async (i) => {
-    const res = await pool.request({ method: 'POST', path: '/hook', headers: { 'content-type': 'application/json', 'webhook-id': `b-${i}` }, body });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/hook',
+      headers: { 'content-type': 'application/json', 'webhook-id': `b-${i}` },
+      body,
+    });
     await res.body.dump();
   });
   const rate = count / ((performance.now() - started) / 1000);

@@ -21,7 +21,11 @@ export async function embedded(context: BenchContext): Promise<BenchResult> {
     const api = await environment.startApi(env);
     const client = new HeraldClient(api.url, 16);
     const { key, applicationIds } = await client.tenant(2, sink.url);
-    const read = await getLoad(`${api.url}/error_codes/400-01`, { connections: 10, seconds: context.seconds, headers: { Authorization: key } });
+    const read = await getLoad(`${api.url}/error_codes/400-01`, {
+      connections: 10,
+      seconds: context.seconds,
+      headers: { Authorization: key },
+    });
 
     await environment.startWorker({ ...env, HERALD_WORKER_HOST_CONCURRENCY: '64' });
     const events = scaled(context, 1_000, 30);
@@ -35,7 +39,8 @@ export async function embedded(context: BenchContext): Promise<BenchResult> {
     await client.close();
     return writeResult({
       name: 'embedded',
-      description: 'PGlite (PostgreSQL 18 in WebAssembly) behind pglite-socket, as `pnpm start` runs without DATABASE_URL; for the record, no targets',
+      description:
+        'PGlite (PostgreSQL 18 in WebAssembly) behind pglite-socket, as `pnpm start` runs without DATABASE_URL; for the record, no targets',
       figures: [
         { metric: 'api read (GET /error_codes/400-01, -c 10)', value: read.requestsPerSecond, unit: 'req/s' },
         { metric: 'api read p99', value: read.p99, unit: 'ms' },

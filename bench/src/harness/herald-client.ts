@@ -10,11 +10,19 @@ export interface Tenant {
 export class HeraldClient {
   readonly pool: Pool;
 
-  constructor(readonly url: string, connections = 64) {
+  constructor(
+    readonly url: string,
+    connections = 64,
+  ) {
     this.pool = new Pool(url, { connections, pipelining: 1 });
   }
 
-  async call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, key = ADMIN_KEY): Promise<{ status: number; body: any }> {
+  async call(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    key = ADMIN_KEY,
+  ): Promise<{ status: number; body: any }> {
     const res = await this.pool.request({
       method,
       path,
@@ -26,18 +34,28 @@ export class HeraldClient {
   }
 
   /** One account with `count` applications whose webhooks point at `url`, subscribed to acw_start. */
-  async tenant(count: number, url: string, retry: { retry_value: number; max_retries: number } = { retry_value: 1, max_retries: 1 }): Promise<Tenant> {
+  async tenant(
+    count: number,
+    url: string,
+    retry: { retry_value: number; max_retries: number } = { retry_value: 1, max_retries: 1 },
+  ): Promise<Tenant> {
     const account = await this.expect(201, 'POST', '/admin/accounts', { name: 'bench' });
     const key = (await this.expect(201, 'POST', '/admin/api_keys', { account_id: account.data.id, name: 'bench' })).data.key as string;
     const applicationIds: number[] = [];
     for (let i = 0; i < count; i++) {
       const app = await this.expect(201, 'POST', '/admin/applications', { name: `bench ${i}`, account_id: account.data.id });
       const id = app.data.id as number;
-      await this.expect(200, 'PUT', `/application/${id}/webhook`, {
-        url,
-        retry_enabled: 1,
-        retry_config: { ...retry, backoff_type: 'fixed', backoff_value: 0 },
-      }, key);
+      await this.expect(
+        200,
+        'PUT',
+        `/application/${id}/webhook`,
+        {
+          url,
+          retry_enabled: 1,
+          retry_config: { ...retry, backoff_type: 'fixed', backoff_value: 0 },
+        },
+        key,
+      );
       await this.expect(200, 'PUT', `/application/${id}/webhook/subscription/acw_start`, { ensure_delivery: true }, key);
       applicationIds.push(id);
     }

@@ -15,12 +15,18 @@ export interface LoadResult {
  * GET load with autocannon's CLI in its own process, pinned to `cpu` when taskset exists, so
  * the server under test and the load generator do not share a core.
  */
-export async function getLoad(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; cpu?: number }): Promise<LoadResult> {
+export async function getLoad(
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string>; cpu?: number },
+): Promise<LoadResult> {
   const bin = require.resolve('autocannon/autocannon.js');
   const args = [bin, '-c', String(options.connections), '-d', String(options.seconds), '--json'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
   args.push(url);
-  const command = HAS_TASKSET && options.cpu !== undefined ? ['taskset', ['-c', String(options.cpu), process.execPath, ...args]] : [process.execPath, args];
+  const command =
+    HAS_TASKSET && options.cpu !== undefined
+      ? ['taskset', ['-c', String(options.cpu), process.execPath, ...args]]
+      : [process.execPath, args];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(command[0] as string, command[1] as string[]);
     let stdout = '';
@@ -67,7 +73,7 @@ export async function pacedLoad(rate: number, seconds: number, send: (i: number)
   let non2xx = 0;
   const pending: Promise<void>[] = [];
   const origin = performance.now();
-  for (let i = 0; i < total; ) {
+  for (let i = 0; i < total;) {
     const now = performance.now();
     for (; i < total && origin + (i * 1000) / rate <= now; i++) {
       const due = origin + (i * 1000) / rate;

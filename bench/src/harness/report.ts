@@ -26,8 +26,16 @@ export interface BenchResult {
 /** Writes bench/results/<name>.json with the machine it ran on and returns the result. */
 export function writeResult(result: BenchResult): BenchResult {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
-  writeFileSync(path.join(RESULTS_DIR, `${result.name}.json`), JSON.stringify({ ...result, machine, at: new Date().toISOString() }, null, 2));
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  writeFileSync(
+    path.join(RESULTS_DIR, `${result.name}.json`),
+    JSON.stringify({ ...result, machine, at: new Date().toISOString() }, null, 2),
+  );
   return result;
 }
 

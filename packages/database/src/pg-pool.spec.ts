@@ -8,8 +8,7 @@ import { testServerUrl } from './testing/config/test-server';
  */
 describe('PgPool.transaction', () => {
   let pool: PgPool;
-  const marker = async () =>
-    (await pool.sql<{ value: string }>(`SELECT current_setting('herald.spec', true) AS value`))[0].value ?? '';
+  const marker = async () => (await pool.sql<{ value: string }>(`SELECT current_setting('herald.spec', true) AS value`))[0].value ?? '';
 
   beforeEach(() => {
     pool = new PgPool({ url: testServerUrl(), poolSize: 1 });

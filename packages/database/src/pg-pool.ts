@@ -55,8 +55,8 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await work(async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
-        (await client.query<T>(text, values)).rows,
+      const result = await work(
+        async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
       );
       await client.query('COMMIT');
       return result;

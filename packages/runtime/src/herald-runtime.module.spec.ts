@@ -31,7 +31,9 @@ class ConsumerModule {}
 describe('HeraldRuntimeModule', () => {
   it('gives every module the configuration, the clock, ids and the database', async () => {
     const config = parseHeraldConfig({ DATABASE_URL: 'postgresql://herald@127.0.0.1:5432/herald', HERALD_DB_POOL_SIZE: '3' });
-    @Module({ imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-worker', database: RecordingDatabaseModule }), ConsumerModule] })
+    @Module({
+      imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-worker', database: RecordingDatabaseModule }), ConsumerModule],
+    })
     class App {}
     const app = await NestFactory.createApplicationContext(App, { logger: false });
     try {

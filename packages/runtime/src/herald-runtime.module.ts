@@ -28,7 +28,9 @@ export class HeraldRuntimeModule {
     const url = config.database.url;
     if (!url) {
       // Only the cli may run without one: `herald start` serves the embedded database and hands its URL on.
-      throw new StartupError(`DATABASE_URL is not set: ${service} needs a PostgreSQL server; \`pnpm start\` sets it to the embedded database when you have none.`);
+      throw new StartupError(
+        `DATABASE_URL is not set: ${service} needs a PostgreSQL server; \`pnpm start\` sets it to the embedded database when you have none.`,
+      );
     }
     return {
       module: HeraldRuntimeModule,

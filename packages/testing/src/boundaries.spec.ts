@@ -8,11 +8,15 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../../..');
 
 function lint(file: string, code: string): string[] {
-  const run = spawnSync(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', file, '--format', 'json'], {
-    cwd: root,
-    input: code,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', file, '--format', 'json'],
+    {
+      cwd: root,
+      input: code,
+      encoding: 'utf8',
+    },
+  );
   if (run.status !== 0 && run.status !== 1) throw new Error(`eslint failed to run: ${run.stderr}`);
   const [result] = JSON.parse(run.stdout) as { messages: { ruleId: string | null; message: string }[] }[];
   return result.messages.map((message) => `${message.ruleId}: ${message.message}`);

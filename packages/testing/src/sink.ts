@@ -41,7 +41,14 @@ export class Sink {
       req.setEncoding('utf8');
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        const request: Received = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body };
+        const request: Received = {
+          at: Date.now(),
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          body,
+        };
         this.received.push(request);
         this.concurrent++;
         this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);

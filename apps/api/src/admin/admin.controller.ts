@@ -1,4 +1,15 @@
-import { AccountResponse, ApiKeyResponse, ApplicationResponse, CreateAccountRequest, CreateApiKeyRequest, CreateApplicationRequest, CreatedApiKeyResponse, CreateEventTypeRequest, EventTypeResponse, ok } from '@herald/contracts';
+import {
+  AccountResponse,
+  ApiKeyResponse,
+  ApplicationResponse,
+  CreateAccountRequest,
+  CreateApiKeyRequest,
+  CreateApplicationRequest,
+  CreatedApiKeyResponse,
+  CreateEventTypeRequest,
+  EventTypeResponse,
+  ok,
+} from '@herald/contracts';
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth/auth.decorators';
@@ -23,7 +34,7 @@ export class AdminController {
   }
 
   @Post('applications')
-  @ApiOperation({ summary: 'Create an application', description: 'With the platform\'s own id, or the next free one.' })
+  @ApiOperation({ summary: 'Create an application', description: "With the platform's own id, or the next free one." })
   @ApiCreatedResponse({ type: ApplicationResponse })
   @ApiErrors(...BODY_ERRORS, 'ACCOUNT_OR_KEY_NOT_FOUND', 'CONFLICT')
   async createApplication(@Body() body: CreateApplicationRequest): Promise<ApplicationResponse> {

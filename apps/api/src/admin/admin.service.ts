@@ -12,13 +12,7 @@ import {
   EventTypeDto,
   quoteInput,
 } from '@herald/contracts';
-import {
-  AccountRepository,
-  ApiKeyRecord,
-  ApiKeyRepository,
-  ApplicationRepository,
-  EventTypeRepository,
-} from '@herald/database';
+import { AccountRepository, ApiKeyRecord, ApiKeyRepository, ApplicationRepository, EventTypeRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiKeyCache } from '../common/auth/api-key-cache';
 

@@ -23,7 +23,9 @@ export class EventService {
     }
     const event = this.newEvent(request.event, payload, false);
     if (request.idempotency_key === undefined) return toDto(await this.events.publish(scope, event));
-    const requestHash = createHash('sha256').update(JSON.stringify([request.event, request.payload])).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([request.event, request.payload]))
+      .digest('hex');
     return toDto(await this.events.publishOnce(scope, event, { key: request.idempotency_key, requestHash }));
   }
 

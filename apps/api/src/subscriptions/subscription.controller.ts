@@ -41,10 +41,7 @@ export class SubscriptionController {
   @ApiParam(EVENT_PARAM)
   @ApiOkResponse({ type: SubscriptionsResponse })
   @ApiErrors('SUBSCRIPTION_NOT_FOUND')
-  async delete(
-    @OwnedApplication() scope: ApplicationScope,
-    @Param('subscription') eventType: string,
-  ): Promise<SubscriptionsResponse> {
+  async delete(@OwnedApplication() scope: ApplicationScope, @Param('subscription') eventType: string): Promise<SubscriptionsResponse> {
     return { success: true, subscriptions: await this.subscriptions.delete(scope, eventType) };
   }
 }

@@ -48,9 +48,7 @@ export class SubscriptionService {
   private async currentMap(scope: ApplicationScope): Promise<SubscriptionMap> {
     const rows = await this.subscriptions.list(scope);
     // fromEntries defines own properties, so an event named "__proto__" is just a key.
-    return Object.fromEntries(
-      rows.map((row) => [row.eventType, { ensure_delivery: row.ensureDelivery, active: row.active }]),
-    );
+    return Object.fromEntries(rows.map((row) => [row.eventType, { ensure_delivery: row.ensureDelivery, active: row.active }]));
   }
 
   private async requireWebhook(scope: ApplicationScope): Promise<void> {

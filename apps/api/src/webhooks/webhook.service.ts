@@ -1,4 +1,15 @@
-import { Clock, CLOCK, DEFAULT_RETRY_POLICY, DestinationPolicy, generateWebhookSecret, ID_GENERATOR, IdGenerator, ipLiteralHost, retrySchedule, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
+import {
+  Clock,
+  CLOCK,
+  DEFAULT_RETRY_POLICY,
+  DestinationPolicy,
+  generateWebhookSecret,
+  ID_GENERATOR,
+  IdGenerator,
+  ipLiteralHost,
+  retrySchedule,
+  ROTATED_SECRET_GRACE_SECONDS,
+} from '@herald/core';
 import { AppError, Errors, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
 import { ApplicationScope, DeliveryLogRepository, WebhookRecord, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';

@@ -35,18 +35,61 @@ interface Operation {
 }
 
 /** Routes the document leaves out (they answer without a key) and paths no route has. */
-const UNDOCUMENTED: Operation[] = ['/healthz', '/readyz', '/metrics', '/docs-json', '/', '/application', '/admin']
-  .map((template) => ({ method: 'get', template, pathParameters: [], queryParameters: [] }));
+const UNDOCUMENTED: Operation[] = ['/healthz', '/readyz', '/metrics', '/docs-json', '/', '/application', '/admin'].map((template) => ({
+  method: 'get',
+  template,
+  pathParameters: [],
+  queryParameters: [],
+}));
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND', 'TRACE'];
 
 const HOSTILE_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\r\n', '\t', '\u001b[31m', '\u007f', '%00', '%', '%E0%A4%A', '%FF', '%C0%AF',
-  '..', '../../etc/passwd', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  'null', 'undefined', 'NaN', 'Infinity', '-1', '0', '1e309', '9'.repeat(30), '0x10', '1.5',
-  '\uFFFF', '\uD800', '\uDFFF', '😀', '\u202E', '<script>alert(1)</script>', "' OR 1=1 --", '$(reboot)',
-  'acw_start', 'webhook.test', 'dlv_01jd8x6q3m0000000000000000', 'key_01jd8x7a1b2c3d4e5f6g7h8j9k', 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w',
-  'a'.repeat(300), 'b'.repeat(5000),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\r\n',
+  '\t',
+  '\u001b[31m',
+  '\u007f',
+  '%00',
+  '%',
+  '%E0%A4%A',
+  '%FF',
+  '%C0%AF',
+  '..',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-1',
+  '0',
+  '1e309',
+  '9'.repeat(30),
+  '0x10',
+  '1.5',
+  '\uFFFF',
+  '\uD800',
+  '\uDFFF',
+  '😀',
+  '\u202E',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '$(reboot)',
+  'acw_start',
+  'webhook.test',
+  'dlv_01jd8x6q3m0000000000000000',
+  'key_01jd8x7a1b2c3d4e5f6g7h8j9k',
+  'acc_01jd8x6q3k2m4n5p6r7s8t9v0w',
+  'a'.repeat(300),
+  'b'.repeat(5000),
 ];
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -119,7 +162,10 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
       case 'integer':
       case 'number': {
         const bounds = [schema.minimum, schema.maximum, schema.example].filter((v) => typeof v === 'number');
-        return fc.oneof(fc.constantFrom(...bounds, ...bounds.map((b) => b + 1), ...bounds.map((b) => b - 1), 1), fc.integer({ min: -5, max: 100 }));
+        return fc.oneof(
+          fc.constantFrom(...bounds, ...bounds.map((b) => b + 1), ...bounds.map((b) => b - 1), 1),
+          fc.integer({ min: -5, max: 100 }),
+        );
       }
       case 'boolean':
         return fc.boolean();
@@ -133,10 +179,14 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
           fc.option(value(property, depth + 1, key), { nil: undefined, freq: 8 }).map((v) => [key, v] as [string, unknown]),
         );
         const extra = schema.additionalProperties
-          ? fc.array(fc.tuple(objectKey, value(schema.additionalProperties === true ? {} : schema.additionalProperties, depth + 1)), { maxLength: 4 })
+          ? fc.array(fc.tuple(objectKey, value(schema.additionalProperties === true ? {} : schema.additionalProperties, depth + 1)), {
+              maxLength: 4,
+            })
           : fc.array(fc.tuple(objectKey, anyJson), { maxLength: 1 });
         if (properties.length === 0 && !schema.additionalProperties && schema.type === undefined) return anyJson;
-        return fc.tuple(fc.tuple(...known), extra).map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
+        return fc
+          .tuple(fc.tuple(...known), extra)
+          .map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
       }
       default: {
         const examples = [schema.example, 'https://example.com/hooks/h', 'acw_start'].filter((v) => typeof v === 'string');
@@ -149,12 +199,17 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
 
   const pathValue = (name: string, schema: Schema): fc.Arbitrary<string> => {
     const known: string[] =
-      name === 'application_id' ? targets.applicationIds.map(String)
-      : name === 'delivery_id' ? targets.deliveryIds
-      : name === 'id' ? targets.apiKeyIds
-      : name === 'subscription' ? ['acw_start', 'voice_campaign_activate', 'webhook.test']
-      : name === 'code' ? ['400-01', '404-04', '999-99']
-      : [String(schema.example ?? 'x')];
+      name === 'application_id'
+        ? targets.applicationIds.map(String)
+        : name === 'delivery_id'
+          ? targets.deliveryIds
+          : name === 'id'
+            ? targets.apiKeyIds
+            : name === 'subscription'
+              ? ['acw_start', 'voice_campaign_activate', 'webhook.test']
+              : name === 'code'
+                ? ['400-01', '404-04', '999-99']
+                : [String(schema.example ?? 'x')];
     return fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...known).map(encodeURIComponent) },
       { weight: 2, arbitrary: hostileString.map(encodePathPart) },
@@ -166,11 +221,31 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
     fc.oneof(
       { weight: schema ? 6 : 1, arbitrary: value(schema, 0).map((v) => JSON.stringify(v) ?? 'null') },
       { weight: schema ? 1 : 6, arbitrary: fc.constant(undefined) },
-      { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '[]', 'null', '"x"', '{"a":1}{', 'not json', '\u0000', `{"x":${'['.repeat(40)}${']'.repeat(40)}}`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '{',
+          '{"a":',
+          '[]',
+          'null',
+          '"x"',
+          '{"a":1}{',
+          'not json',
+          '\u0000',
+          `{"x":${'['.repeat(40)}${']'.repeat(40)}}`,
+        ),
+      },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
       // Bytes no string encodes: invalid UTF-8, a byte-order mark, Latin-1.
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes)) },
-      { weight: 1, arbitrary: fc.constantFrom(Buffer.from('\ufeff{}'), Buffer.from('{"name":"caf\xe9"}', 'latin1'), Buffer.from([0x7b, 0xc0, 0x80, 0x7d])) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          Buffer.from('\ufeff{}'),
+          Buffer.from('{"name":"caf\xe9"}', 'latin1'),
+          Buffer.from([0x7b, 0xc0, 0x80, 0x7d]),
+        ),
+      },
     );
 
   const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
@@ -186,7 +261,17 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
       ),
       'content-type': fc.oneof(
         { weight: 12, arbitrary: fc.constant('application/json') },
-        { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=', 'multipart/form-data; boundary=x') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'application/json; charset=utf-8',
+            'application/json; charset=utf-16',
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/json; charset=',
+            'multipart/form-data; boundary=x',
+          ),
+        },
         { weight: 1, arbitrary: headerValue },
       ),
       'content-encoding': sometimes(fc.constantFrom('gzip', 'identity', 'br', 'x'), 15),
@@ -198,7 +283,10 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
   return fc.constantFrom(...operationsOf(document)).chain((operation) =>
     fc
       .record({
-        method: fc.oneof({ weight: 8, arbitrary: fc.constant(operation.method.toUpperCase()) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+        method: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(operation.method.toUpperCase()) },
+          { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+        ),
         pathValues: fc.tuple(...operation.pathParameters.map((p) => pathValue(p.name, p.schema))),
         query: fc.array(
           fc.oneof(
@@ -214,7 +302,13 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
         let path = operation.template;
         operation.pathParameters.forEach((parameter, index) => (path = path.replace(`{${parameter.name}}`, pathValues[index])));
         const search = query.map(([key, v]) => `${encodePathPart(key)}=${encodePathPart(v)}`).join('&');
-        return { method, path: search ? `${path}?${search}` : path, headers: chosen, body, operation: `${operation.method.toUpperCase()} ${operation.template}` };
+        return {
+          method,
+          path: search ? `${path}?${search}` : path,
+          headers: chosen,
+          body,
+          operation: `${operation.method.toUpperCase()} ${operation.template}`,
+        };
       }),
   );
 }

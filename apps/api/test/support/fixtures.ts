@@ -52,10 +52,7 @@ export class Fixtures {
   /** A tenant whose application already has the VALID_WEBHOOK configuration. */
   async tenantWithWebhook(webhook: object = VALID_WEBHOOK): Promise<Tenant> {
     const tenant = await this.tenant();
-    const res = await this.http
-      .put(`/application/${tenant.applicationId}/webhook`)
-      .set('Authorization', tenant.key)
-      .send(webhook);
+    const res = await this.http.put(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key).send(webhook);
     if (res.status !== 200) throw new Error(`configuring the webhook failed: ${res.status} ${JSON.stringify(res.body)}`);
     return tenant;
   }

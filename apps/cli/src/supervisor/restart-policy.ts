@@ -37,8 +37,7 @@ export interface RestartHistory {
 export const NO_RESTARTS: RestartHistory = { restarts: 0, streak: 0, recentExits: [] };
 
 export type RestartDecision =
-  | { action: 'restart'; delayMs: number; history: RestartHistory }
-  | { action: 'give_up'; history: RestartHistory };
+  { action: 'restart'; delayMs: number; history: RestartHistory } | { action: 'give_up'; history: RestartHistory };
 
 /** The wait before a restart after `streak` quick exits in a row: 0.5 s, 1 s, 2 s, … up to the cap. */
 export function restartDelay(streak: number, policy: RestartPolicy = DEFAULT_RESTART_POLICY): number {

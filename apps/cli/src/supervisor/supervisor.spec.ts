@@ -52,7 +52,8 @@ class FakeProcess implements SupervisedProcess {
 
   kill(signal: NodeJS.Signals): void {
     this.signals.push(signal);
-    if (signal === 'SIGKILL' || this.obeysSigterm) this.die({ code: signal === 'SIGTERM' ? 0 : null, signal: signal === 'SIGKILL' ? signal : null });
+    if (signal === 'SIGKILL' || this.obeysSigterm)
+      this.die({ code: signal === 'SIGTERM' ? 0 : null, signal: signal === 'SIGKILL' ? signal : null });
   }
 
   die(exit: Exit): void {
@@ -84,7 +85,11 @@ function harness(options: { obeysSigterm?: boolean } = {}) {
     },
   });
   const latest = (name: string) => spawned.filter((child) => child.name === name).at(-1) as FakeProcess;
-  const alive = () => spawned.filter((child) => child.alive).map((child) => child.name).sort();
+  const alive = () =>
+    spawned
+      .filter((child) => child.alive)
+      .map((child) => child.name)
+      .sort();
   return { clock, spawned, lines, supervisor, latest, alive };
 }
 

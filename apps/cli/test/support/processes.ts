@@ -23,7 +23,11 @@ export function childPid(parentPid: number, service: 'api' | 'worker'): number |
 }
 
 /** Waits until `condition` returns something other than null/false; polls every 50 ms. */
-export async function waitUntil<T>(condition: () => T | null | false | Promise<T | null | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitUntil<T>(
+  condition: () => T | null | false | Promise<T | null | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();

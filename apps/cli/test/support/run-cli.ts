@@ -61,11 +61,19 @@ export { freePort };
 
 /** Polls a URL until it answers 200; fails at once if the cli under test has exited. */
 export function waitForOk(url: string, timeoutMs: number, running?: Running): Promise<void> {
-  return waitForUrl(url, timeoutMs, () => (running && running.child.exitCode !== null ? `the cli exited early:\n${running.output()}` : null));
+  return waitForUrl(url, timeoutMs, () =>
+    running && running.child.exitCode !== null ? `the cli exited early:\n${running.output()}` : null,
+  );
 }
 
 /** Calls the running api as an operator's script would; answers with the status and the JSON body. */
-export async function callApi(base: string, method: string, path: string, body: object | undefined, key: string): Promise<{ status: number; body: any }> {
+export async function callApi(
+  base: string,
+  method: string,
+  path: string,
+  body: object | undefined,
+  key: string,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: key, 'content-type': 'application/json' },

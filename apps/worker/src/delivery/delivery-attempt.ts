@@ -48,16 +48,21 @@ export class DeliveryAttempt {
       now,
     });
     const nextAttemptAt = step.status === 'pending' ? step.nextAttemptAt : null;
-    const recorded = await this.queue.finish(claimed.id, token, { status: step.status, nextAttemptAt, now }, {
-      id: this.ids.next('att'),
-      startedAt,
-      durationMs: result.durationMs,
-      url: target,
-      responseStatus: result.status,
-      responseExcerpt: result.excerpt,
-      error: result.error,
-      nextAttemptAt,
-    });
+    const recorded = await this.queue.finish(
+      claimed.id,
+      token,
+      { status: step.status, nextAttemptAt, now },
+      {
+        id: this.ids.next('att'),
+        startedAt,
+        durationMs: result.durationMs,
+        url: target,
+        responseStatus: result.status,
+        responseExcerpt: result.excerpt,
+        error: result.error,
+        nextAttemptAt,
+      },
+    );
     if (!recorded) return 'lease_lost';
     return step.status === 'pending' ? 'retry_scheduled' : step.status;
   }

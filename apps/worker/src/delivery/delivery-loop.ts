@@ -108,7 +108,14 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       busyHosts: this.busyHosts(),
     });
     if (claimed.length === 0) return 0;
-    const contexts = new Map((await this.queue.loadContexts(claimed.map((d) => d.id), now)).map((c) => [c.deliveryId, c]));
+    const contexts = new Map(
+      (
+        await this.queue.loadContexts(
+          claimed.map((d) => d.id),
+          now,
+        )
+      ).map((c) => [c.deliveryId, c]),
+    );
     for (const delivery of claimed) {
       const context = contexts.get(delivery.id);
       if (context) this.start(delivery, context, token);

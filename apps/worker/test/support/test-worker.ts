@@ -102,7 +102,12 @@ export class TestWorker {
   }
 
   /** Publishes through the same repository the api uses; returns the delivery id (or null). */
-  async publish(scope: ApplicationScope, eventType = 'acw_start', payload: object = { n: 1 }, ignoresSubscription = false): Promise<string | null> {
+  async publish(
+    scope: ApplicationScope,
+    eventType = 'acw_start',
+    payload: object = { n: 1 },
+    ignoresSubscription = false,
+  ): Promise<string | null> {
     const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
     const published = await this.app.get(EventRepository).publish(scope, {
       id: `evt_${suffix}`,

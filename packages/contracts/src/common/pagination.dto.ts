@@ -9,8 +9,7 @@ export const MAX_PAGE_SIZE = 100;
 const asParameter = coded({ errorKind: 'INVALID_PARAMETER' });
 
 /** Query strings arrive as text; only plain decimal integers become numbers, anything else fails validation. */
-const strictInteger = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+const strictInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value);
 
 export class PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })

@@ -8,7 +8,10 @@ import { coded } from '../validation/coded-constraint';
 export class DeliveryQuery extends PageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @ValidateIf((query: DeliveryQuery) => query.status !== undefined)
-  @IsIn(DELIVERY_STATUSES, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  @IsIn(DELIVERY_STATUSES, {
+    ...coded({ errorKind: 'INVALID_PARAMETER' }),
+    message: `status must be one of ${DELIVERY_STATUSES.join(', ')}`,
+  })
   status?: DeliveryStatus;
 
   @ApiPropertyOptional({ example: 'acw_start' })

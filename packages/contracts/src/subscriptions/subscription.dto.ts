@@ -4,7 +4,8 @@ import { IsBoolean, ValidateIf } from 'class-validator';
 export class UpsertSubscriptionRequest {
   @ApiPropertyOptional({
     example: true,
-    description: 'Retry every failure (at least once) instead of only failures that surely never reached the receiver. Default false on creation; unchanged when omitted on update.',
+    description:
+      'Retry every failure (at least once) instead of only failures that surely never reached the receiver. Default false on creation; unchanged when omitted on update.',
   })
   @ValidateIf((request: UpsertSubscriptionRequest) => request.ensure_delivery !== undefined)
   @IsBoolean()

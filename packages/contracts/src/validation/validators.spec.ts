@@ -29,7 +29,10 @@ describe('describeHeaderProblems', () => {
     expect(describeHeaderProblems({ Host: 'x', 'Bad Name': 'v', 'X-Ok': 'a\nb' })).toEqual([
       { field: 'headers.Host', message: '"Host" is reserved and cannot be set' },
       { field: 'headers.Bad Name', message: 'header name may only contain HTTP token characters' },
-      { field: 'headers.X-Ok', message: 'header values must not contain CR, LF, NUL or other control characters, or characters beyond Latin-1' },
+      {
+        field: 'headers.X-Ok',
+        message: 'header values must not contain CR, LF, NUL or other control characters, or characters beyond Latin-1',
+      },
     ]);
   });
 

@@ -86,8 +86,7 @@ export class UpsertWebhookRequest {
     additionalProperties: { type: 'string' },
     maxProperties: MAX_CUSTOM_HEADERS,
     example: { 'X-Api-Token': 'secret-token' },
-    description:
-      'Extra headers sent with every delivery. Reserved names (host, content-*, hop-by-hop, proxy-*, webhook-*) are refused.',
+    description: 'Extra headers sent with every delivery. Reserved names (host, content-*, hop-by-hop, proxy-*, webhook-*) are refused.',
   })
   @FreeForm()
   @ValidateIf((request: UpsertWebhookRequest) => request.headers !== undefined)

@@ -85,7 +85,11 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
   });
 
   it('reports every bad variable at once', () => {
-    expect(problemsOf({ PORT: 'x', HERALD_LOG_LEVEL: 'y' }).map((p) => p.split(':')[0]).sort()).toEqual(['HERALD_LOG_LEVEL', 'PORT']);
+    expect(
+      problemsOf({ PORT: 'x', HERALD_LOG_LEVEL: 'y' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['HERALD_LOG_LEVEL', 'PORT']);
   });
 
   it('refuses a lease that is not longer than an attempt', () => {

@@ -86,9 +86,7 @@ function optionalString(check: (value: string) => string | null) {
 const environmentSchema = z.object({
   HOST: optionalString((v) => (/^[A-Za-z0-9.:-]+$/.test(v) ? null : `must be a host name or IP address, got "${v}"`)),
   PORT: integer(3000, 1, 65_535),
-  DATABASE_URL: optionalString((v) =>
-    /^postgres(ql)?:\/\/.+/.test(v) ? null : 'must be a postgresql:// connection string',
-  ),
+  DATABASE_URL: optionalString((v) => (/^postgres(ql)?:\/\/.+/.test(v) ? null : 'must be a postgresql:// connection string')),
   HERALD_DB_POOL_SIZE: integer(10, 1, 200),
   HERALD_EMBEDDED_DATABASE: z
     .string()
@@ -109,7 +107,10 @@ const environmentSchema = z.object({
     .optional()
     .transform((raw, ctx) => {
       if (unset(raw)) return [];
-      const ranges = raw.split(',').map((part) => part.trim()).filter(Boolean);
+      const ranges = raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
       const invalid = ranges.filter((range) => !isValidCidr(range));
       if (invalid.length > 0) {
         ctx.addIssue({

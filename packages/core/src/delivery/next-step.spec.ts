@@ -90,7 +90,9 @@ describe('nextStep: the delivery semantics table (PRODUCT.md §5.2)', () => {
     [{ backoffType: 'fixed', retryValue: 7, backoffValue: 0 } as const, [7, 7, 7]],
   ])('uses the %j policy', (shape, delays) => {
     const policy = { ...shape, maxRetries: 3 };
-    expect([1, 2, 3].map((attemptNumber) => (nextStep(context({ attemptNumber, policy })) as { delaySeconds: number }).delaySeconds)).toEqual(delays);
+    expect(
+      [1, 2, 3].map((attemptNumber) => (nextStep(context({ attemptNumber, policy })) as { delaySeconds: number }).delaySeconds),
+    ).toEqual(delays);
   });
 
   it.each([

@@ -14,17 +14,10 @@ export interface AttemptContext {
 }
 
 export type NextStep =
-  | { status: 'succeeded' }
-  | { status: 'failed'; reason: FailureReason }
-  | { status: 'pending'; nextAttemptAt: Date; delaySeconds: number };
+  { status: 'succeeded' } | { status: 'failed'; reason: FailureReason } | { status: 'pending'; nextAttemptAt: Date; delaySeconds: number };
 
 export type FailureReason =
-  | 'destination_blocked'
-  | 'gone'
-  | 'manual_attempt'
-  | 'retries_disabled'
-  | 'retries_exhausted'
-  | 'not_retryable_at_most_once';
+  'destination_blocked' | 'gone' | 'manual_attempt' | 'retries_disabled' | 'retries_exhausted' | 'not_retryable_at_most_once';
 
 /**
  * What follows an attempt (PRODUCT.md §5.2). With ensure_delivery every failure is retried per

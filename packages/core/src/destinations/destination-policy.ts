@@ -37,9 +37,7 @@ export class DestinationPolicy {
   }
 
   private isAllowListed(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
-    return this.allowedRanges.some(
-      ([network, prefix]) => network.kind() === address.kind() && address.match(network, prefix),
-    );
+    return this.allowedRanges.some(([network, prefix]) => network.kind() === address.kind() && address.match(network, prefix));
   }
 }
 

@@ -55,11 +55,10 @@ describe('TokenBuckets (PRODUCT.md §7 rate limit per API key)', () => {
     expect(buckets.take('busy-1', 1_000).allowed).toBe(true);
   });
 
-  it.each([
-    [{ perSecond: 0, burst: 1 }],
-    [{ perSecond: 1, burst: 0 }],
-    [{ perSecond: Number.NaN, burst: 1 }],
-  ])('refuses a limit that could never let a request through: %p', (limit) => {
-    expect(() => new TokenBuckets(limit)).toThrow(RangeError);
-  });
+  it.each([[{ perSecond: 0, burst: 1 }], [{ perSecond: 1, burst: 0 }], [{ perSecond: Number.NaN, burst: 1 }]])(
+    'refuses a limit that could never let a request through: %p',
+    (limit) => {
+      expect(() => new TokenBuckets(limit)).toThrow(RangeError);
+    },
+  );
 });

@@ -1,4 +1,11 @@
-import { DEFAULT_RETRY_POLICY, delayBeforeRetry, honourRetryAfter, MAX_RETRY_DELAY_SECONDS, RetryPolicy, retrySchedule } from './retry-policy';
+import {
+  DEFAULT_RETRY_POLICY,
+  delayBeforeRetry,
+  honourRetryAfter,
+  MAX_RETRY_DELAY_SECONDS,
+  RetryPolicy,
+  retrySchedule,
+} from './retry-policy';
 
 const policy = (backoffType: RetryPolicy['backoffType'], retryValue: number, backoffValue: number, maxRetries = 5): RetryPolicy => ({
   backoffType,

@@ -8,7 +8,9 @@ describe('ChannelListener', () => {
     const client = new pg.Client({ connectionString: testServerUrl() });
     await client.connect();
     try {
-      const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [`LISTEN ${channel}`]);
+      const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN ${channel}`,
+      ]);
       return Number(rows[0].n);
     } finally {
       await client.end();

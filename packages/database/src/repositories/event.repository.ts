@@ -120,7 +120,11 @@ export class EventRepository {
       if (!isDataError(error)) throw error;
       const settled = await Promise.allSettled(items.map((i) => this.insert(this.pg.sql, i.scope, i.event)));
       return settled.map((outcome) =>
-        outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+        outcome.status === 'fulfilled'
+          ? outcome.value
+          : outcome.reason instanceof Error
+            ? outcome.reason
+            : new Error(String(outcome.reason)),
       );
     }
     const deliveryOf = new Map(rows.map((row) => [row.event_id, row.delivery_id]));

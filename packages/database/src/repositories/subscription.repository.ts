@@ -23,11 +23,7 @@ export class SubscriptionRepository {
    * Creates the subscription with defaults for omitted flags, or changes only the flags given.
    * The webhook must exist (checked by the caller; a concurrent delete still ends in a 404).
    */
-  async upsert(
-    scope: ApplicationScope,
-    eventType: string,
-    flags: { ensureDelivery?: boolean; active?: boolean },
-  ): Promise<void> {
+  async upsert(scope: ApplicationScope, eventType: string, flags: { ensureDelivery?: boolean; active?: boolean }): Promise<void> {
     try {
       await this.prisma.subscription.upsert({
         where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },

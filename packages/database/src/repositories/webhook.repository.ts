@@ -89,20 +89,15 @@ export class WebhookRepository {
    * statement then sees what a rotation that held the lock before us committed. (One CTE
    * statement would keep the snapshot it took before waiting and leave two current secrets.)
    */
-  async rotateSecret(
-    scope: ApplicationScope,
-    next: { id: string; secret: string },
-    now: Date,
-    retiredUntil: Date,
-  ): Promise<string | null> {
+  async rotateSecret(scope: ApplicationScope, next: { id: string; secret: string }, now: Date, retiredUntil: Date): Promise<string | null> {
     const applicationId = scope.applicationId;
     return this.pg.transaction(async (sql) => {
       const locked = await sql(`SELECT 1 FROM webhooks WHERE application_id = $1 FOR UPDATE`, [applicationId]);
       if (locked.length === 0) return null;
-      await sql(
-        `DELETE FROM webhook_secrets WHERE application_id = $1 AND expires_at IS NOT NULL AND expires_at <= $2`,
-        [applicationId, now],
-      );
+      await sql(`DELETE FROM webhook_secrets WHERE application_id = $1 AND expires_at IS NOT NULL AND expires_at <= $2`, [
+        applicationId,
+        now,
+      ]);
       await sql(`UPDATE webhook_secrets SET expires_at = $2 WHERE application_id = $1 AND expires_at IS NULL`, [
         applicationId,
         retiredUntil,

@@ -21,10 +21,9 @@ export async function assertServerReachable(serverUrl: string): Promise<void> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(
-      `Tests need PostgreSQL at ${serverUrl} (set HERALD_TEST_DATABASE_URL to use another): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw new Error(`Tests need PostgreSQL at ${serverUrl} (set HERALD_TEST_DATABASE_URL to use another): ${(error as Error).message}`, {
+      cause: error,
+    });
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -22,7 +22,11 @@ function loggingProcess(service: string, batchBytes: number) {
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return {
-    lines: () => output.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      output
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     /** Resolves once a line has arrived. */
     written: () =>
       new Promise<void>((resolve) => {

@@ -33,7 +33,10 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (reply.sent) return;
     // Set again here: a request Fastify could not route may skip the onRequest hook that sets it.
     reply.header(REQUEST_ID_HEADER, request.id);
-    reply.status(error.status).headers(responseHeaders(error)).send(errorEnvelope(error, String(request.id)));
+    reply
+      .status(error.status)
+      .headers(responseHeaders(error))
+      .send(errorEnvelope(error, String(request.id)));
   }
 
   private resolve(exception: unknown, request: FastifyRequest): AppError {

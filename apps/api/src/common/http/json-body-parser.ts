@@ -56,7 +56,10 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
 }
 
 /** Null when the body can be read as UTF-8 JSON as sent. */
-export function describeUnsupportedEncoding(contentType: string | undefined, contentEncoding: string | string[] | undefined): string | null {
+export function describeUnsupportedEncoding(
+  contentType: string | undefined,
+  contentEncoding: string | string[] | undefined,
+): string | null {
   const encodings = [contentEncoding ?? []].flat().flatMap((value) => value.split(','));
   const coded = encodings.map((value) => value.trim().toLowerCase()).filter((value) => value !== '' && value !== 'identity');
   if (coded.length > 0) return `Content-Encoding ${coded.join(', ')} is not supported; send the JSON body uncompressed.`;

@@ -21,7 +21,11 @@ export const MAX_PATH_PARAMETER_LENGTH = 1024;
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const kind =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'HEADERS_TOO_LARGE'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'REQUEST_TIMEOUT'
+        : 'BAD_REQUEST';
   const message =
     kind === 'HEADERS_TOO_LARGE'
       ? 'The request line and headers together are larger than 16 KiB.'
@@ -53,7 +57,10 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
         ? new AppError('INVALID_PARAMETER', 'The path has invalid percent-encoding (each % must start a UTF-8 escape such as %2F).')
         : new AppError('BAD_REQUEST', 'The request could not be routed.');
   // Routing failed, so no onRequest hook ran: the request id header is set here.
-  void reply.status(appError.status).header(REQUEST_ID_HEADER, request.id).send(errorEnvelope(appError, String(request.id)));
+  void reply
+    .status(appError.status)
+    .header(REQUEST_ID_HEADER, request.id)
+    .send(errorEnvelope(appError, String(request.id)));
 }
 
 /**
@@ -69,7 +76,10 @@ export function requestLineProblem(request: FastifyRequest): AppError | null {
   if (url.length > MAX_URL_LENGTH) return new AppError('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`);
   const queryStart = url.indexOf('?');
   if (queryStart >= 0 && url.includes('%', queryStart) && !decodes(url.slice(queryStart + 1))) {
-    return new AppError('INVALID_PARAMETER', 'The query string has invalid percent-encoding (each % must start a UTF-8 escape such as %2F).');
+    return new AppError(
+      'INVALID_PARAMETER',
+      'The query string has invalid percent-encoding (each % must start a UTF-8 escape such as %2F).',
+    );
   }
   return null;
 }

@@ -11,12 +11,7 @@ export const AUTH_ERRORS: ErrorKind[] = [
   'SERVICE_UNAVAILABLE',
 ];
 /** Plus those of every route under /application/{application_id}. */
-export const APPLICATION_ERRORS: ErrorKind[] = [
-  ...AUTH_ERRORS,
-  'INVALID_PARAMETER',
-  'APPLICATION_NOT_FOUND',
-  'APPLICATION_FORBIDDEN',
-];
+export const APPLICATION_ERRORS: ErrorKind[] = [...AUTH_ERRORS, 'INVALID_PARAMETER', 'APPLICATION_NOT_FOUND', 'APPLICATION_FORBIDDEN'];
 /** Plus those of every route that takes a JSON body. */
 export const BODY_ERRORS: ErrorKind[] = ['BODY_NOT_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'];
 

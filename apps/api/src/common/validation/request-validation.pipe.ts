@@ -41,7 +41,10 @@ export class RequestValidationPipe implements PipeTransform {
     // `__proto__` as the prototype and reads `constructor` to pick a class (a string there throws).
     const prototypeKeys = findKeys(structured, PROTOTYPE_KEYS);
     if (prototypeKeys.length > 0) {
-      throw detailed(fallback, prototypeKeys.map((field) => ({ field, message: `${field} is not a known field` })));
+      throw detailed(
+        fallback,
+        prototypeKeys.map((field) => ({ field, message: `${field} is not a known field` })),
+      );
     }
 
     const instance = plainToInstance(metatype, structured, { enableImplicitConversion: false }) as Record<string, unknown>;
@@ -56,7 +59,10 @@ export class RequestValidationPipe implements PipeTransform {
 
     const controlled = findStrings(structured, (text) => CONTROL_CHARACTER.test(text));
     if (controlled.length > 0) {
-      throw detailed(fallback, controlled.map((field) => ({ field, message: `${field} must not contain control characters` })));
+      throw detailed(
+        fallback,
+        controlled.map((field) => ({ field, message: `${field} must not contain control characters` })),
+      );
     }
     return instance;
   }
@@ -71,11 +77,13 @@ const MAX_DETAILS = 20;
 const MAX_FIELD_LENGTH = 300;
 
 function detailed(kind: ErrorKind, details: ErrorDetail[]): AppError {
-  const shown = details.slice(0, MAX_DETAILS).map(({ field, message }) =>
-    field.length > MAX_FIELD_LENGTH
-      ? { field: `${field.slice(0, MAX_FIELD_LENGTH)}…`, message: message.split(field).join(`${field.slice(0, MAX_FIELD_LENGTH)}…`) }
-      : { field, message },
-  );
+  const shown = details
+    .slice(0, MAX_DETAILS)
+    .map(({ field, message }) =>
+      field.length > MAX_FIELD_LENGTH
+        ? { field: `${field.slice(0, MAX_FIELD_LENGTH)}…`, message: message.split(field).join(`${field.slice(0, MAX_FIELD_LENGTH)}…`) }
+        : { field, message },
+    );
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
   return new AppError(kind, `${shown[0].message}${more}.`, { details: shown });
 }
