@@ -129,6 +129,7 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
         prefix: key.slice(0, 9),
         account_id: owner.accountId,
         scope: 'account',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         revoked_at: null,
       });
 

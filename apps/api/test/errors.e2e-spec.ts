@@ -42,7 +42,7 @@ describe('every non-2xx answer has the error envelope and a directory code', () 
       ['patch', '/application/1/webhook', 'DELETE, GET, HEAD, PUT'],
       ['post', '/error_codes', 'GET, HEAD'],
       ['delete', '/event_types', 'GET, HEAD'],
-      ['get', '/admin/accounts', 'POST'],
+      ['get', '/admin/event_types', 'POST'],
       ['put', '/application/1/webhook/secret/rotate', 'POST'],
     ] as const)('405-00 with Allow for %s %s', async (method, path, allow) => {
       const res = await t.http[method](path).set('Authorization', tenant.key);

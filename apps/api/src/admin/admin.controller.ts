@@ -1,5 +1,11 @@
 import {
+  AccountListQuery,
+  AccountListResponse,
   AccountResponse,
+  ApiKeyListQuery,
+  ApiKeyListResponse,
+  ApplicationListQuery,
+  ApplicationListResponse,
   ApiKeyResponse,
   ApplicationResponse,
   CreateAccountRequest,
@@ -9,8 +15,9 @@ import {
   CreateEventTypeRequest,
   EventTypeResponse,
   ok,
+  page,
 } from '@herald/contracts';
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth/auth.decorators';
 import { ApiErrors, AUTH_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
@@ -24,6 +31,36 @@ import { AdminService } from './admin.service';
 @Controller('admin')
 export class AdminController {
   constructor(private readonly admin: AdminService) {}
+
+  @Get('accounts')
+  @ApiOperation({ summary: 'List accounts', description: 'Newest first, paged with a cursor.' })
+  @ApiOkResponse({ type: AccountListResponse })
+  @ApiErrors('INVALID_PARAMETER')
+  async listAccounts(@Query() query: AccountListQuery): Promise<AccountListResponse> {
+    const found = await this.admin.listAccounts(query);
+    return page(found.items, found.nextCursor);
+  }
+
+  @Get('applications')
+  @ApiOperation({ summary: 'List applications', description: "By id, optionally one account's, paged with a cursor." })
+  @ApiOkResponse({ type: ApplicationListResponse })
+  @ApiErrors('INVALID_PARAMETER')
+  async listApplications(@Query() query: ApplicationListQuery): Promise<ApplicationListResponse> {
+    const found = await this.admin.listApplications(query);
+    return page(found.items, found.nextCursor);
+  }
+
+  @Get('api_keys')
+  @ApiOperation({
+    summary: 'List API keys',
+    description: "Newest first, optionally one account's: prefix, name, scope and dates, never the key or its hash.",
+  })
+  @ApiOkResponse({ type: ApiKeyListResponse })
+  @ApiErrors('INVALID_PARAMETER')
+  async listApiKeys(@Query() query: ApiKeyListQuery): Promise<ApiKeyListResponse> {
+    const found = await this.admin.listApiKeys(query);
+    return page(found.items, found.nextCursor);
+  }
 
   @Post('accounts')
   @ApiOperation({ summary: 'Create an account' })

@@ -1,6 +1,10 @@
 import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, issueApiKey } from '@herald/core';
 import {
   AccountDto,
+  AccountListQuery,
+  ApiKeyListQuery,
+  ApplicationListQuery,
+  DEFAULT_PAGE_SIZE,
   ApiKeyDto,
   AppError,
   ApplicationDto,
@@ -12,7 +16,15 @@ import {
   EventTypeDto,
   quoteInput,
 } from '@herald/contracts';
-import { AccountRepository, ApiKeyRecord, ApiKeyRepository, ApplicationRepository, EventTypeRepository } from '@herald/database';
+import {
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  ApplicationRecord,
+  ApplicationRepository,
+  EventTypeRepository,
+  Page,
+} from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiKeyCache } from '../common/auth/api-key-cache';
 
@@ -39,7 +51,7 @@ export class AdminService {
       accountId: request.account_id,
       name: request.name,
     });
-    return { id: application.id, name: application.name, account_id: application.accountId };
+    return toApplicationDto(application);
   }
 
   /** The key is returned here and never again: only its hash is stored. */
@@ -65,6 +77,24 @@ export class AdminService {
     return toApiKeyDto(record);
   }
 
+  async listAccounts(query: AccountListQuery): Promise<Page<AccountDto>> {
+    return this.accounts.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+  }
+
+  async listApplications(query: ApplicationListQuery): Promise<Page<ApplicationDto>> {
+    const found = await this.applications.list(
+      { accountId: query.account_id },
+      query.limit ?? DEFAULT_PAGE_SIZE,
+      query.cursor ? Number(query.cursor) : null,
+    );
+    return { items: found.items.map(toApplicationDto), nextCursor: found.nextCursor };
+  }
+
+  async listApiKeys(query: ApiKeyListQuery): Promise<Page<ApiKeyDto>> {
+    const found = await this.apiKeys.list({ accountId: query.account_id }, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+    return { items: found.items.map(toApiKeyDto), nextCursor: found.nextCursor };
+  }
+
   async createEventType(request: CreateEventTypeRequest): Promise<EventTypeDto> {
     return this.eventTypes.create({ name: request.name, description: request.description ?? '' });
   }
@@ -78,6 +108,10 @@ export class AdminService {
   }
 }
 
+function toApplicationDto(application: ApplicationRecord): ApplicationDto {
+  return { id: application.id, name: application.name, account_id: application.accountId };
+}
+
 function toApiKeyDto(record: ApiKeyRecord): ApiKeyDto {
   return {
     id: record.id,
@@ -85,6 +119,7 @@ function toApiKeyDto(record: ApiKeyRecord): ApiKeyDto {
     prefix: record.prefix,
     account_id: record.accountId,
     scope: record.scope,
+    created_at: record.createdAt.toISOString(),
     revoked_at: record.revokedAt?.toISOString() ?? null,
   };
 }

@@ -1,5 +1,7 @@
-import { EnvelopeOf } from '../common/envelope';
-import { API_KEY_SCOPES, APPLICATION_ID_MAX, ApiKeyScope } from '@herald/core';
+import { EnvelopeOf, PageOf } from '../common/envelope';
+import { IsCursor, PageQuery } from '../common/pagination.dto';
+import { coded } from '../validation/coded-constraint';
+import { API_KEY_SCOPES, APPLICATION_ID_MAX, ApiKeyScope, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsIntegerInRange } from '../validation/integer-in-range';
@@ -97,6 +99,9 @@ export class ApiKeyDto {
   @ApiProperty({ enum: API_KEY_SCOPES, example: 'account' })
   scope!: ApiKeyScope;
 
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:00:00.000Z' })
+  created_at!: string;
+
   @ApiProperty({ type: String, nullable: true, format: 'date-time', example: null })
   revoked_at!: string | null;
 }
@@ -109,3 +114,48 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 export class CreatedApiKeyResponse extends EnvelopeOf(CreatedApiKeyDto) {}
 
 export class ApiKeyResponse extends EnvelopeOf(ApiKeyDto) {}
+
+const asParameter = coded({ errorKind: 'INVALID_PARAMETER' });
+
+/** Filters a listing to one account's applications or keys; an id of the wrong shape is 400-03. */
+function AccountFilter(): PropertyDecorator {
+  return (target, property) => {
+    ApiPropertyOptional({ example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w', description: "Only this account's." })(target, property);
+    ValidateIf((query: Record<string, unknown>) => query[property as string] !== undefined)(target, property);
+    IsString({ ...asParameter, message: 'account_id must be given once, as a string' })(target, property);
+    Matches(ACCOUNT_ID, { ...asParameter, message: 'account_id must be an account id such as acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })(
+      target,
+      property,
+    );
+  };
+}
+
+/** Newest first. */
+export class AccountListQuery extends PageQuery {
+  @IsCursor(idPattern('acc'), 'an account id')
+  cursor?: string;
+}
+
+export class AccountListResponse extends PageOf(AccountDto) {}
+
+/** By id, ascending (ids are the platform's own, not times). */
+export class ApplicationListQuery extends PageQuery {
+  @AccountFilter()
+  account_id?: string;
+
+  @IsCursor(/^[1-9][0-9]{0,9}$/, 'an application id')
+  cursor?: string;
+}
+
+export class ApplicationListResponse extends PageOf(ApplicationDto) {}
+
+/** Newest first; the bootstrap admin key (HERALD_ADMIN_KEY) has the one id that is not a ULID. */
+export class ApiKeyListQuery extends PageQuery {
+  @AccountFilter()
+  account_id?: string;
+
+  @IsCursor(/^key_([0-9a-hjkmnp-tv-z]{26}|bootstrap_admin)$/, 'an API key id')
+  cursor?: string;
+}
+
+export class ApiKeyListResponse extends PageOf(ApiKeyDto) {}

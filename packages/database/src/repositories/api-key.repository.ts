@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApiKeyRecord, ApiKeyScope } from './records';
+import { ApiKeyRecord, ApiKeyScope, Page, pageOf } from './records';
 
 /** The row that HERALD_ADMIN_KEY maps to: one, so changing the variable retires the old key. */
 export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';
 
-const SELECT = { id: true, accountId: true, scope: true, name: true, prefix: true, revokedAt: true } as const;
+const SELECT = { id: true, accountId: true, scope: true, name: true, prefix: true, createdAt: true, revokedAt: true } as const;
 
 @Injectable()
 export class ApiKeyRepository {
@@ -25,6 +25,17 @@ export class ApiKeyRepository {
     keyHash: string;
   }): Promise<ApiKeyRecord> {
     return this.prisma.apiKey.create({ data: key, select: SELECT });
+  }
+
+  /** Newest first, optionally one account's; never the key's hash. The cursor is the last id of the previous page. */
+  async list(filter: { accountId?: string }, limit: number, before: string | null): Promise<Page<ApiKeyRecord>> {
+    const rows = await this.prisma.apiKey.findMany({
+      where: { ...(filter.accountId ? { accountId: filter.accountId } : {}), ...(before === null ? {} : { id: { lt: before } }) },
+      orderBy: { id: 'desc' },
+      take: limit + 1,
+      select: SELECT,
+    });
+    return pageOf(rows, limit, (row) => row.id);
   }
 
   /** The key a request presents, if it exists and is not revoked. */

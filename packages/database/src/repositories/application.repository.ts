@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApplicationRecord, ApplicationScope } from './records';
+import { ApplicationRecord, ApplicationScope, Page, pageOf } from './records';
 
 /** Concurrent creations without an id can pick the same next id; the loser simply tries again. */
 const ID_ATTEMPTS = 5;
@@ -21,6 +21,17 @@ export class ApplicationRepository {
       where: { id },
       select: { id: true, accountId: true, name: true },
     });
+  }
+
+  /** By id, ascending, optionally one account's; the cursor is the last id of the previous page. */
+  async list(filter: { accountId?: string }, limit: number, after: number | null): Promise<Page<ApplicationRecord>> {
+    const rows = await this.prisma.application.findMany({
+      where: { ...(filter.accountId ? { accountId: filter.accountId } : {}), ...(after === null ? {} : { id: { gt: after } }) },
+      orderBy: { id: 'asc' },
+      take: limit + 1,
+      select: { id: true, accountId: true, name: true },
+    });
+    return pageOf(rows, limit, (row) => String(row.id));
   }
 
   /** The only place an ApplicationScope is made: call it after checking the caller owns `application`. */

@@ -34,6 +34,7 @@ export interface ApiKeyRecord {
   scope: ApiKeyScope;
   name: string;
   prefix: string;
+  createdAt: Date;
   revokedAt: Date | null;
 }
 
@@ -81,4 +82,10 @@ export interface DeliveryAttemptRecord {
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+}
+
+/** A page from `limit + 1` rows: the extra row only says there is a next page, whose cursor is the last item's key. */
+export function pageOf<T>(rows: T[], limit: number, keyOf: (item: T) => string): Page<T> {
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: rows.length > limit ? keyOf(items[items.length - 1]) : null };
 }
