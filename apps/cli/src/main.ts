@@ -12,13 +12,16 @@ const USAGE = `herald <command>
   migrate [--check]                       apply pending migrations; --check reports drift from prisma/schema.prisma
   migration new <name>                    write prisma/migrations/<timestamp>_<name> from a schema change
 
+  accounts list
   accounts create --name <name>
+  applications list [--account <id>]
   applications create --account <id> --name <name> [--id <n>]
+  api-keys list [--account <id>]                (prefix, name, scope and dates; never the key)
   api-keys create --account <id> --name <name>
   api-keys revoke <key id>
   event-types create --name <name> [--description <text>]
       admin commands call a running Herald: --url (default http://127.0.0.1:$PORT),
-      --key (default $HERALD_ADMIN_KEY)
+      --key (default $HERALD_ADMIN_KEY); lists are paged: --limit <n>, --cursor <next_cursor>
 
 Configuration comes from the environment; see the README.`;
 
@@ -35,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       account: { type: 'string' },
       id: { type: 'string' },
       description: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {

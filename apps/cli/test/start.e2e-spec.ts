@@ -111,6 +111,19 @@ describe('herald start', () => {
       const refused = await runCli(['applications', 'create', '--name', 'x', '--account', 'acc_00000000000000000000000000'], env);
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stderr).error.code).toBe('404-06');
+      const accountId = JSON.parse(created.stdout).data.id;
+      expect((await runCli(['applications', 'create', '--name', 'Listed', '--account', accountId, '--id', '31'], env)).code).toBe(0);
+      expect((await runCli(['api-keys', 'create', '--name', 'listed', '--account', accountId], env)).code).toBe(0);
+      const accounts = await runCli(['accounts', 'list', '--limit', '1'], env);
+      expect(JSON.parse(accounts.stdout)).toEqual({ success: true, data: [{ id: accountId, name: 'From the cli' }], next_cursor: null });
+      const applications = await runCli(['applications', 'list', '--account', accountId], env);
+      expect(JSON.parse(applications.stdout).data).toEqual([{ id: 31, name: 'Listed', account_id: accountId }]);
+      const keys = JSON.parse((await runCli(['api-keys', 'list', '--account', accountId], env)).stdout);
+      expect(keys.data).toEqual([expect.objectContaining({ name: 'listed', scope: 'account', account_id: accountId, revoked_at: null })]);
+      expect(keys.data[0]).not.toHaveProperty('key');
+      const badCursor = await runCli(['accounts', 'list', '--cursor', 'nope'], env);
+      expect(badCursor.code).toBe(1);
+      expect(JSON.parse(badCursor.stderr).error.code).toBe('400-03');
       await deliverOneEvent(`http://127.0.0.1:${port}`, 9);
 
       // Both processes report to Prometheus: the api the queue (now empty), the worker its work.

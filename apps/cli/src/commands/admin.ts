@@ -7,10 +7,12 @@ export interface AdminOptions {
   account?: string;
   id?: string;
   description?: string;
+  limit?: string;
+  cursor?: string;
 }
 
 interface AdminRequest {
-  method: 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
 }
@@ -59,7 +61,18 @@ function adminRequest(words: string[], o: AdminOptions): AdminRequest | string {
     const missing = names.filter((name) => !o[name]);
     return missing.length > 0 ? `${resource} ${action} needs ${missing.map((m) => `--${m}`).join(', ')}` : null;
   };
+  const listing = (path: string, filters: Record<string, string | undefined>): AdminRequest => {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries({ ...filters, limit: o.limit, cursor: o.cursor })) if (value !== undefined) query.set(name, value);
+    return { method: 'GET', path: query.size > 0 ? `${path}?${query}` : path };
+  };
   switch (`${resource} ${action}`) {
+    case 'accounts list':
+      return listing('/admin/accounts', {});
+    case 'applications list':
+      return listing('/admin/applications', { account_id: o.account });
+    case 'api-keys list':
+      return listing('/admin/api_keys', { account_id: o.account });
     case 'accounts create':
       return need('name') ?? { method: 'POST', path: '/admin/accounts', body: { name: o.name } };
     case 'applications create': {
