@@ -63,7 +63,8 @@ function adminRequest(words: string[], o: AdminOptions): AdminRequest | string {
   };
   const listing = (path: string, filters: Record<string, string | undefined>): AdminRequest => {
     const query = new URLSearchParams();
-    for (const [name, value] of Object.entries({ ...filters, limit: o.limit, cursor: o.cursor })) if (value !== undefined) query.set(name, value);
+    for (const [name, value] of Object.entries({ ...filters, limit: o.limit, cursor: o.cursor }))
+      if (value !== undefined) query.set(name, value);
     return { method: 'GET', path: query.size > 0 ? `${path}?${query}` : path };
   };
   switch (`${resource} ${action}`) {
