@@ -13,7 +13,7 @@ export interface DatabaseOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * A statement on the pool, or on a transaction's connection: `$1`… placeholders, the rows back.
+ * A statement on the pool, or on a transaction's connection: numbered parameters (`$1`…), the rows back.
  * Every hand-written statement in Herald runs through one of these (ARCHITECTURE.md, Data).
  */
 export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
