@@ -1,7 +1,7 @@
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { Received, Sink } from '@herald/testing';
 import { callApi, freePort, Running, startCli, waitForOk } from './support/run-cli';
-import { childPid, holdPort, Poll, pollContinuously, waitUntil } from './support/processes';
+import { childPid, holdPort, Poll, pollContinuously, runningChildren, waitUntil } from './support/processes';
 
 // `herald start` keeps the api and the worker running (PRODUCT.md §7): these kill one of them
 // with SIGKILL, as the OOM killer would, and watch the other keep serving while it comes back.
@@ -122,11 +122,8 @@ describe('herald start supervises the api and the worker', () => {
     const health = pollContinuously(`${base}/healthz`);
     let polls: Poll[];
     try {
-      const apiPid = childPid(cliPid, 'api');
-      const workerPid = childPid(cliPid, 'worker');
-      expect(apiPid).not.toBeNull();
-      expect(workerPid).not.toBeNull();
-      process.kill(workerPid as number, 'SIGKILL');
+      const { apiPid, workerPid } = runningChildren(cliPid);
+      process.kill(workerPid, 'SIGKILL');
       const release = await holdPort(metricsPort);
       let whileDead: { event: string; delivery: string };
       try {
@@ -192,12 +189,9 @@ describe('herald start supervises the api and the worker', () => {
     const metrics = pollContinuously(`http://127.0.0.1:${metricsPort}/metrics`);
     let polls: Poll[];
     try {
-      const apiPid = childPid(cliPid, 'api');
-      const workerPid = childPid(cliPid, 'worker');
-      expect(apiPid).not.toBeNull();
-      expect(workerPid).not.toBeNull();
+      const { apiPid, workerPid } = runningChildren(cliPid);
       const killedAt = Date.now();
-      process.kill(apiPid as number, 'SIGKILL');
+      process.kill(apiPid, 'SIGKILL');
       const release = await holdPort(apiPort);
       try {
         await waitUntil(

@@ -90,3 +90,12 @@ export function pollContinuously(url: string): { stop(): Promise<Poll[]> } {
     },
   };
 }
+
+/** The pids of the api and the worker `herald start` is running now; fails if either is missing. */
+export function runningChildren(parentPid: number): { apiPid: number; workerPid: number } {
+  const apiPid = childPid(parentPid, 'api');
+  const workerPid = childPid(parentPid, 'worker');
+  if (apiPid === null || workerPid === null)
+    throw new Error(`herald start (pid ${parentPid}) is not running both processes: api ${apiPid}, worker ${workerPid}`);
+  return { apiPid, workerPid };
+}
