@@ -100,4 +100,115 @@ describe('admin listing (GET /admin/accounts, /admin/applications, /admin/api_ke
       expectError(await get(path, tenant.key), 403, '403-04');
     }
   });
+
+  describe('reading one (GET /admin/accounts/{id}, /admin/applications/{id}, /admin/api_keys/{id})', () => {
+    it('answers an account as the listing shows it', async () => {
+      const res = await get(`/admin/accounts/${accounts[2]}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, data: { id: accounts[2], name: 'Listed 2' } });
+      const listed = (await get(`/admin/accounts?limit=100`)).body.data.find((account: { id: string }) => account.id === accounts[2]);
+      expect(res.body.data).toEqual(listed);
+    });
+
+    it('answers an application as the listing shows it, with an integer id', async () => {
+      const res = await get(`/admin/applications/${applications[3]}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        success: true,
+        data: { id: applications[3], name: `Application ${applications[3]}`, account_id: accounts[1] },
+      });
+      const listed = (await get(`/admin/applications?account_id=${accounts[1]}`)).body.data;
+      expect(listed).toContainEqual(res.body.data);
+    });
+
+    it('answers an API key as the listing shows it, revoked or not, never with key material', async () => {
+      const account = await t.fixtures.account('Key reader');
+      const issued = await t.fixtures.apiKey(account);
+      const live = await get(`/admin/api_keys/${issued.id}`);
+      expect(live.status).toBe(200);
+      expect(live.body.data).toEqual({
+        id: issued.id,
+        name: 'test',
+        prefix: issued.key.slice(0, 9),
+        account_id: account,
+        scope: 'account',
+        created_at: expect.any(String),
+        revoked_at: null,
+      });
+      expect(JSON.stringify(live.body)).not.toContain(issued.key);
+      expect((await get(`/admin/api_keys?account_id=${account}`)).body.data).toEqual([live.body.data]);
+
+      const revoked = await t.http.delete(`/admin/api_keys/${issued.id}`).set('Authorization', ADMIN_KEY);
+      expect(revoked.status).toBe(200);
+      const after = await get(`/admin/api_keys/${issued.id}`);
+      expect(after.status).toBe(200);
+      expect(after.body.data).toEqual({ ...live.body.data, revoked_at: revoked.body.data.revoked_at });
+      expect(after.body.data.revoked_at).not.toBeNull();
+    });
+
+    it('reads the bootstrap admin key, whose id is not a ULID', async () => {
+      const res = await get('/admin/api_keys/key_bootstrap_admin');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual(
+        expect.objectContaining({
+          id: 'key_bootstrap_admin',
+          scope: 'admin',
+          account_id: null,
+          name: 'HERALD_ADMIN_KEY',
+          revoked_at: null,
+        }),
+      );
+      expect(JSON.stringify(res.body)).not.toContain(ADMIN_KEY);
+    });
+
+    it.each([
+      ['/admin/accounts/acc_00000000000000000000000000', 404, '404-06'],
+      ['/admin/accounts/acc_nope', 404, '404-06'],
+      ['/admin/accounts/key_01jd8x7a1b2c3d4e5f6g7h8j9k', 404, '404-06'],
+      ['/admin/accounts/acc_%00', 404, '404-06'],
+      ['/admin/api_keys/key_00000000000000000000000000', 404, '404-06'],
+      ['/admin/api_keys/key_nope', 404, '404-06'],
+      ['/admin/api_keys/acc_01jd8x6q3k2m4n5p6r7s8t9v0w', 404, '404-06'],
+      ['/admin/applications/2147483647', 404, '404-01'],
+      ['/admin/applications/2147483648', 404, '404-01'],
+      ['/admin/applications/99999999999', 404, '404-01'],
+      ['/admin/applications/0', 404, '404-01'],
+      ['/admin/applications/-1', 404, '404-01'],
+      ['/admin/applications/042', 404, '404-01'],
+      ['/admin/applications/1e3', 404, '404-01'],
+      ['/admin/applications/abc', 404, '404-01'],
+    ])('GET %s is %i %s', async (path, status, code) => {
+      expectError(await get(path), status, code);
+    });
+
+    it('names the id asked for, quoted, in the message', async () => {
+      const res = await get('/admin/api_keys/key_nope');
+      expect(res.body.error.message).toBe('API key "key_nope" does not exist.');
+    });
+
+    it('is for admin keys only: an account key gets 403-04', async () => {
+      const tenant = await t.fixtures.tenant();
+      for (const path of [
+        `/admin/accounts/${tenant.accountId}`,
+        `/admin/applications/${tenant.applicationId}`,
+        '/admin/api_keys/key_bootstrap_admin',
+      ]) {
+        expectError(await get(path, tenant.key), 403, '403-04');
+      }
+    });
+
+    it('is documented: each route with its item schema, its 404 and an integer application id', async () => {
+      const doc = (await get('/docs-json')).body;
+      const schemaOf = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema.$ref;
+      expect(schemaOf('/admin/accounts/{id}')).toBe('#/components/schemas/AccountResponse');
+      expect(schemaOf('/admin/applications/{id}')).toBe('#/components/schemas/ApplicationResponse');
+      expect(schemaOf('/admin/api_keys/{id}')).toBe('#/components/schemas/ApiKeyResponse');
+      for (const path of ['/admin/accounts/{id}', '/admin/applications/{id}', '/admin/api_keys/{id}']) {
+        expect(Object.keys(doc.paths[path].get.responses)).toEqual(expect.arrayContaining(['200', '403', '404']));
+      }
+      expect(doc.paths['/admin/applications/{id}'].get.responses['404'].description).toContain('404-01');
+      expect(doc.paths['/admin/api_keys/{id}'].get.responses['404'].description).toContain('404-06');
+      expect(doc.components.schemas.ApplicationDto.properties.id.type).toBe('integer');
+    });
+  });
 });

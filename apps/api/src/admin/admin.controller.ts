@@ -18,7 +18,7 @@ import {
   page,
 } from '@herald/contracts';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth/auth.decorators';
 import { ApiErrors, AUTH_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { AdminService } from './admin.service';
@@ -60,6 +60,36 @@ export class AdminController {
   async listApiKeys(@Query() query: ApiKeyListQuery): Promise<ApiKeyListResponse> {
     const found = await this.admin.listApiKeys(query);
     return page(found.items, found.nextCursor);
+  }
+
+  @Get('accounts/:id')
+  @ApiOperation({ summary: 'Read an account' })
+  @ApiParam({ name: 'id', example: 'acc_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  @ApiOkResponse({ type: AccountResponse })
+  @ApiErrors('ACCOUNT_OR_KEY_NOT_FOUND')
+  async getAccount(@Param('id') id: string): Promise<AccountResponse> {
+    return ok(await this.admin.getAccount(id));
+  }
+
+  @Get('applications/:id')
+  @ApiOperation({
+    summary: 'Read an application',
+    description: 'Any id that is not an existing application, malformed ones too, is 404-01.',
+  })
+  @ApiParam({ name: 'id', type: 'integer', example: 42 })
+  @ApiOkResponse({ type: ApplicationResponse })
+  @ApiErrors('APPLICATION_NOT_FOUND')
+  async getApplication(@Param('id') id: string): Promise<ApplicationResponse> {
+    return ok(await this.admin.getApplication(id));
+  }
+
+  @Get('api_keys/:id')
+  @ApiOperation({ summary: 'Read an API key', description: 'Prefix, name, scope and dates, never the key or its hash. Revoked keys too.' })
+  @ApiParam({ name: 'id', example: 'key_01jd8x7a1b2c3d4e5f6g7h8j9k' })
+  @ApiOkResponse({ type: ApiKeyResponse })
+  @ApiErrors('ACCOUNT_OR_KEY_NOT_FOUND')
+  async getApiKey(@Param('id') id: string): Promise<ApiKeyResponse> {
+    return ok(await this.admin.getApiKey(id));
   }
 
   @Post('accounts')

@@ -7,6 +7,7 @@ import {
   DEFAULT_PAGE_SIZE,
   ApiKeyDto,
   AppError,
+  APPLICATION_ID_MAX,
   ApplicationDto,
   CreateAccountRequest,
   CreateApiKeyRequest,
@@ -22,11 +23,15 @@ import {
   ApiKeyRepository,
   ApplicationRecord,
   ApplicationRepository,
+  BOOTSTRAP_ADMIN_KEY_ID,
   EventTypeRepository,
   Page,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiKeyCache } from '../common/auth/api-key-cache';
+
+/** An application id as a path writes it: no sign, no leading zero, at most ten digits. */
+const APPLICATION_ID = /^[1-9][0-9]{0,9}$/;
 
 @Injectable()
 export class AdminService {
@@ -73,6 +78,26 @@ export class AdminService {
     const record = isIdOf('key', id) ? await this.apiKeys.revoke(id, this.clock.now()) : null;
     // Other api processes hear of it through NOTIFY; this one (and the embedded database's) directly.
     this.keyCache.forget(id);
+    if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${quoteInput(id)} does not exist.`);
+    return toApiKeyDto(record);
+  }
+
+  async getAccount(id: string): Promise<AccountDto> {
+    const account = isIdOf('acc', id) ? await this.accounts.findById(id) : null;
+    if (!account) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `Account ${quoteInput(id)} does not exist.`);
+    return account;
+  }
+
+  /** Any id that is not an application's (`0`, `abc`, `042`, past the maximum) is looked up nowhere. */
+  async getApplication(id: string): Promise<ApplicationDto> {
+    const application = APPLICATION_ID.test(id) && Number(id) <= APPLICATION_ID_MAX ? await this.applications.findById(Number(id)) : null;
+    if (!application) throw new AppError('APPLICATION_NOT_FOUND', `Application ${quoteInput(id)} does not exist.`);
+    return toApplicationDto(application);
+  }
+
+  /** The bootstrap admin key (HERALD_ADMIN_KEY) is listed, so it can be read too; its id is not a ULID. */
+  async getApiKey(id: string): Promise<ApiKeyDto> {
+    const record = isIdOf('key', id) || id === BOOTSTRAP_ADMIN_KEY_ID ? await this.apiKeys.findById(id) : null;
     if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${quoteInput(id)} does not exist.`);
     return toApiKeyDto(record);
   }

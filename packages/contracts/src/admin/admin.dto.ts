@@ -56,7 +56,7 @@ export class CreateApplicationRequest {
 }
 
 export class ApplicationDto {
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: APPLICATION_ID_MAX, example: 42 })
   id!: number;
 
   @ApiProperty({ example: 'Support line EU' })

@@ -22,6 +22,10 @@ export class AccountRepository {
     return pageOf(rows, limit, (row) => row.id);
   }
 
+  async findById(id: string): Promise<AccountRecord | null> {
+    return this.prisma.account.findUnique({ where: { id }, select: { id: true, name: true } });
+  }
+
   async exists(id: string): Promise<boolean> {
     return (await this.prisma.account.count({ where: { id } })) > 0;
   }

@@ -38,6 +38,11 @@ export class ApiKeyRepository {
     return pageOf(rows, limit, (row) => row.id);
   }
 
+  /** A key by id, revoked or not; never its hash. */
+  async findById(id: string): Promise<ApiKeyRecord | null> {
+    return this.prisma.apiKey.findUnique({ where: { id }, select: SELECT });
+  }
+
   /** The key a request presents, if it exists and is not revoked. */
   async findUsableByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     return this.prisma.apiKey.findFirst({ where: { keyHash, revokedAt: null }, select: SELECT });
