@@ -325,6 +325,7 @@ describe('hostile input', () => {
         createdAt: new Date(),
         deliveryId: ids.next('dlv'),
         ignoresSubscription: true,
+        idempotencyKey: null,
       });
       const events = t.app.get(EventRepository);
       // The first submit is written alone; the rest queue up behind it and share one statement.

@@ -72,6 +72,27 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       ]);
     });
 
+    it('records the headers it sent with the attempt, in order, as the receiver got them', async () => {
+      const app = await worker.application({ url: sink.url(), headers: { 'X-Tenant': 'acme', 'X-Trace': 't-1' } });
+      const id = await worker.publish(app, 'acw_start', { n: 1 });
+      const [request] = await sink.waitFor(1);
+      await worker.settled(app, id!);
+      const delivery = await worker.app.get(DeliveryLogRepository).find(app, id!);
+      const recorded = delivery!.attempts[0].requestHeaders!;
+      expect(Object.keys(recorded)).toEqual([
+        'content-type',
+        'user-agent',
+        'X-Tenant',
+        'X-Trace',
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+      const received = new Map<string, string>();
+      for (let i = 0; i < request.rawHeaders.length; i += 2) received.set(request.rawHeaders[i].toLowerCase(), request.rawHeaders[i + 1]);
+      for (const [name, value] of Object.entries(recorded)) expect([name, received.get(name.toLowerCase())]).toEqual([name, value]);
+    });
+
     it('is signed with both secrets during the 24 hours after a rotation', async () => {
       const app = await worker.application({ url: sink.url() });
       const webhooks = worker.app.get(WebhookRepository);

@@ -8,6 +8,7 @@ import { ApplicationRepository } from './repositories/application.repository';
 import { DeliveryLogRepository } from './repositories/delivery-log.repository';
 import { DeliveryQueueRepository } from './repositories/delivery-queue.repository';
 import { EventRepository } from './repositories/event.repository';
+import { EventLogRepository } from './repositories/event-log.repository';
 import { EventTypeRepository } from './repositories/event-type.repository';
 import { HealthRepository } from './repositories/health.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
@@ -20,6 +21,7 @@ const REPOSITORIES = [
   DeliveryLogRepository,
   DeliveryQueueRepository,
   EventRepository,
+  EventLogRepository,
   EventTypeRepository,
   HealthRepository,
   SubscriptionRepository,

@@ -13,6 +13,7 @@ export * from './repositories/application.repository';
 export * from './repositories/delivery-log.repository';
 export * from './repositories/delivery-queue.repository';
 export * from './repositories/event.repository';
+export * from './repositories/event-log.repository';
 export * from './repositories/event-type.repository';
 export * from './repositories/health.repository';
 export * from './repositories/records';

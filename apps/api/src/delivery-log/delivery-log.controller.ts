@@ -1,10 +1,19 @@
-import { DeliveryListResponse, DeliveryQuery, DeliveryResponse, DeliveryRetryResponse, ok, page } from '@herald/contracts';
+import {
+  DeliveryListResponse,
+  DeliveryQuery,
+  DeliveryRecoverResponse,
+  DeliveryResponse,
+  DeliveryRetryResponse,
+  ok,
+  page,
+  RecoverDeliveriesRequest,
+} from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
-import { ApiErrors } from '../common/swagger/api-errors.decorator';
+import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { DeliveryLogService } from './delivery-log.service';
 
 const DELIVERY_PARAM = { name: 'delivery_id', example: 'dlv_01jd8x6q3m0000000000000000' };
@@ -19,6 +28,19 @@ export class DeliveryLogController {
   async list(@OwnedApplication() scope: ApplicationScope, @Query() query: DeliveryQuery): Promise<DeliveryListResponse> {
     const found = await this.deliveries.list(scope, query);
     return page(found.items, found.nextCursor);
+  }
+
+  @Post('recover')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Recover failed deliveries',
+    description:
+      'Every `failed` delivery created in [since, until) — of one event type, if given — gets one attempt now, with no automatic follow-ups (like a manual retry). Done in batches of 1,000, each its own short transaction; concurrent recovers never queue one delivery twice. Answers once all are queued, with how many.',
+  })
+  @ApiAcceptedResponse({ type: DeliveryRecoverResponse })
+  @ApiErrors(...BODY_ERRORS)
+  async recover(@OwnedApplication() scope: ApplicationScope, @Body() body: RecoverDeliveriesRequest): Promise<DeliveryRecoverResponse> {
+    return ok(await this.deliveries.recover(scope, body));
   }
 
   @Get(':delivery_id')

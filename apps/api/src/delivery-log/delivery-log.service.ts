@@ -1,5 +1,14 @@
 import { Clock, CLOCK, isIdOf } from '@herald/core';
-import { AppError, quoteInput, DEFAULT_PAGE_SIZE, DeliveryDto, DeliveryQuery, DeliverySummaryDto } from '@herald/contracts';
+import {
+  AppError,
+  quoteInput,
+  DEFAULT_PAGE_SIZE,
+  DeliveryDto,
+  DeliveryQuery,
+  DeliverySummaryDto,
+  RecoverDeliveriesRequest,
+  RecoverResultDto,
+} from '@herald/contracts';
 import { ApplicationScope, DeliveryLogRepository, DeliveryRecord, Page } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -34,8 +43,22 @@ export class DeliveryLogService {
         response_excerpt: attempt.responseExcerpt,
         error: attempt.error,
         next_attempt_at: attempt.nextAttemptAt?.toISOString() ?? null,
+        request_headers: attempt.requestHeaders,
       })),
     };
+  }
+
+  /** One attempt now for every failed delivery created in [since, until). */
+  async recover(scope: ApplicationScope, request: RecoverDeliveriesRequest): Promise<RecoverResultDto> {
+    const now = this.clock.now();
+    const since = new Date(request.since);
+    const until = request.until === undefined ? now : new Date(request.until);
+    if (until.getTime() <= since.getTime()) {
+      throw new AppError('VALIDATION_FAILED', `until (${until.toISOString()}) must be later than since (${since.toISOString()}).`, {
+        details: [{ field: 'until', message: 'must be later than since' }],
+      });
+    }
+    return { requeued: await this.deliveries.recover(scope, { since, until, eventType: request.event }, now) };
   }
 
   /** One attempt now, for any delivery but a cancelled one (or one whose attempt is in flight). */

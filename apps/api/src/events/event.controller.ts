@@ -1,11 +1,13 @@
-import { ok, PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
+import { EventListResponse, EventQuery, EventResponse, ok, page, PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
-import { Body, HttpCode, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { EventService } from './event.service';
+
+const EVENT_PARAM = { name: 'event_id', example: 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w' };
 
 @ApplicationController('', { tag: 'events' })
 export class EventController {
@@ -22,6 +24,41 @@ export class EventController {
   @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE', 'IDEMPOTENCY_KEY_REUSED')
   async publish(@OwnedApplication() scope: ApplicationScope, @Body() body: PublishEventRequest): Promise<PublishedEventResponse> {
     return ok(await this.events.publish(scope, body));
+  }
+
+  @Get('events')
+  @ApiOperation({
+    summary: 'List events',
+    description:
+      'Newest first, optionally of one event type, paged with a cursor; each with the ids of its deliveries. Payloads are in GET …/events/{event_id}.',
+  })
+  @ApiOkResponse({ type: EventListResponse })
+  async list(@OwnedApplication() scope: ApplicationScope, @Query() query: EventQuery): Promise<EventListResponse> {
+    const found = await this.events.list(scope, query);
+    return page(found.items, found.nextCursor);
+  }
+
+  @Get('events/:event_id')
+  @ApiOperation({ summary: 'Read an event back', description: 'With its payload as stored and the ids of its deliveries.' })
+  @ApiParam(EVENT_PARAM)
+  @ApiOkResponse({ type: EventResponse })
+  @ApiErrors('DELIVERY_NOT_FOUND')
+  async get(@OwnedApplication() scope: ApplicationScope, @Param('event_id') id: string): Promise<EventResponse> {
+    return ok(await this.events.get(scope, id));
+  }
+
+  @Post('events/:event_id/replay')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Replay an event',
+    description:
+      "A new delivery of the stored event under today's webhook and subscription, as if it were published now (none when the application has no webhook or no active subscription to it). Same body as publishing.",
+  })
+  @ApiParam(EVENT_PARAM)
+  @ApiAcceptedResponse({ type: PublishedEventResponse })
+  @ApiErrors('DELIVERY_NOT_FOUND')
+  async replay(@OwnedApplication() scope: ApplicationScope, @Param('event_id') id: string): Promise<PublishedEventResponse> {
+    return ok(await this.events.replay(scope, id));
   }
 
   @Post('webhook/test')

@@ -1,13 +1,34 @@
 import { createHash } from 'node:crypto';
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, TEST_EVENT_TYPE } from '@herald/core';
-import { AppError, Errors, MAX_PAYLOAD_BYTES, PublishedEventDto, PublishEventRequest } from '@herald/contracts';
-import { ApplicationScope, EventRepository, NewEvent, PublishedEventRecord, WebhookRepository } from '@herald/database';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, TEST_EVENT_TYPE } from '@herald/core';
+import {
+  AppError,
+  DEFAULT_PAGE_SIZE,
+  Errors,
+  EventDto,
+  EventQuery,
+  EventSummaryDto,
+  MAX_PAYLOAD_BYTES,
+  PublishedEventDto,
+  PublishEventRequest,
+  quoteInput,
+} from '@herald/contracts';
+import {
+  ApplicationScope,
+  EventLogRepository,
+  EventRepository,
+  NewEvent,
+  Page,
+  PublishedEventRecord,
+  StoredEventRecord,
+  WebhookRepository,
+} from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 
 @Injectable()
 export class EventService {
   constructor(
     private readonly events: EventRepository,
+    private readonly eventLog: EventLogRepository,
     private readonly webhooks: WebhookRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
@@ -21,7 +42,7 @@ export class EventService {
         details: [{ field: 'payload', message: `must be at most ${MAX_PAYLOAD_BYTES} bytes of JSON` }],
       });
     }
-    const event = this.newEvent(request.event, payload, false);
+    const event = this.newEvent(request.event, payload, false, request.idempotency_key ?? null);
     if (request.idempotency_key === undefined) return toDto(await this.events.publish(scope, event));
     const requestHash = createHash('sha256')
       .update(JSON.stringify([request.event, request.payload]))
@@ -35,14 +56,35 @@ export class EventService {
       throw Errors.webhookNotConfigured(scope.applicationId);
     }
     const payload = JSON.stringify({ message: 'A test event from Herald: your endpoint is wired up.' });
-    return toDto(await this.events.publish(scope, this.newEvent(TEST_EVENT_TYPE, payload, true)));
+    return toDto(await this.events.publish(scope, this.newEvent(TEST_EVENT_TYPE, payload, true, null)));
   }
 
-  private newEvent(eventType: string, payload: string, ignoresSubscription: boolean): NewEvent {
+  async list(scope: ApplicationScope, query: EventQuery): Promise<Page<EventSummaryDto>> {
+    const found = await this.eventLog.list(scope, { eventType: query.event }, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+    return { items: found.items.map(toSummary), nextCursor: found.nextCursor };
+  }
+
+  async get(scope: ApplicationScope, id: string): Promise<EventDto> {
+    const event = isIdOf('evt', id) ? await this.eventLog.find(scope, id) : null;
+    if (!event) throw notFound(scope, id);
+    return { ...toSummary(event), payload: JSON.parse(event.payload) as Record<string, unknown> };
+  }
+
+  /** A new delivery of a stored event, under the webhook and subscription as they are now. */
+  async replay(scope: ApplicationScope, id: string): Promise<PublishedEventDto> {
+    const replayed = isIdOf('evt', id)
+      ? await this.events.replay(scope, id, { id: this.ids.next('dlv'), createdAt: this.clock.now(), testEventType: TEST_EVENT_TYPE })
+      : null;
+    if (!replayed) throw notFound(scope, id);
+    return toDto(replayed);
+  }
+
+  private newEvent(eventType: string, payload: string, ignoresSubscription: boolean, idempotencyKey: string | null): NewEvent {
     return {
       id: this.ids.next('evt'),
       eventType,
       payload,
+      idempotencyKey,
       createdAt: this.clock.now(),
       deliveryId: this.ids.next('dlv'),
       ignoresSubscription,
@@ -52,4 +94,18 @@ export class EventService {
 
 function toDto(record: PublishedEventRecord): PublishedEventDto {
   return { id: record.eventId, event: record.eventType, deliveries: record.deliveryIds };
+}
+
+function toSummary(event: Omit<StoredEventRecord, 'payload'>): EventSummaryDto {
+  return {
+    id: event.id,
+    event: event.eventType,
+    created_at: event.createdAt.toISOString(),
+    idempotency_key: event.idempotencyKey,
+    deliveries: event.deliveryIds,
+  };
+}
+
+function notFound(scope: ApplicationScope, id: string): AppError {
+  return new AppError('DELIVERY_NOT_FOUND', `Application ${scope.applicationId} has no event ${quoteInput(id)}.`);
 }

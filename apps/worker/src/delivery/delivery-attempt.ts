@@ -30,7 +30,7 @@ export class DeliveryAttempt {
     const startedAt = this.clock.now();
     const transport = this.transports.get('webhook');
     if (!transport) throw new Error('DeliveryModule registers no transport for webhooks');
-    const { result, target } = await transport.send({ ...context, webhook }, startedAt, shutdown);
+    const { result, target, requestHeaders } = await transport.send({ ...context, webhook }, startedAt, shutdown);
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
       // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.
@@ -61,6 +61,7 @@ export class DeliveryAttempt {
         responseExcerpt: result.excerpt,
         error: result.error,
         nextAttemptAt,
+        requestHeaders,
       },
     );
     if (!recorded) return 'lease_lost';

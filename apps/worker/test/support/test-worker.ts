@@ -116,6 +116,7 @@ export class TestWorker {
       createdAt: new Date(),
       deliveryId: `dlv_${suffix}`,
       ignoresSubscription,
+      idempotencyKey: null,
     });
     return published.deliveryIds[0] ?? null;
   }

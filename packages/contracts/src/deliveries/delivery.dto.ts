@@ -1,11 +1,12 @@
 import { EnvelopeOf, PageOf } from '../common/envelope';
 import { ATTEMPT_ERRORS, DELIVERY_STATUSES, DeliveryStatus, EVENT_TYPE_NAME_MAX_LENGTH, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { IsCursor, PageQuery } from '../common/pagination.dto';
+import { IsDefined, IsIn, IsISO8601, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsCursor } from '../common/pagination.dto';
+import { EventFilteredPageQuery } from '../events/event.dto';
 import { coded } from '../validation/coded-constraint';
 
-export class DeliveryQuery extends PageQuery {
+export class DeliveryQuery extends EventFilteredPageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @ValidateIf((query: DeliveryQuery) => query.status !== undefined)
   @IsIn(DELIVERY_STATUSES, {
@@ -14,30 +15,24 @@ export class DeliveryQuery extends PageQuery {
   })
   status?: DeliveryStatus;
 
-  @ApiPropertyOptional({ example: 'acw_start' })
-  @ValidateIf((query: DeliveryQuery) => query.event !== undefined)
-  @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
-  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH, coded({ errorKind: 'INVALID_PARAMETER' }))
-  event?: string;
-
   @IsCursor(idPattern('dlv'), 'a delivery id')
   cursor?: string;
 }
 
 export class DeliveryAttemptDto {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   number!: number;
 
   @ApiProperty({ format: 'date-time' })
   started_at!: string;
 
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', example: 42 })
   duration_ms!: number;
 
   @ApiProperty({ example: 'https://example.com/hooks/herald', description: 'The URL this attempt used.' })
   url!: string;
 
-  @ApiProperty({ type: Number, nullable: true, example: 503 })
+  @ApiProperty({ type: 'integer', nullable: true, example: 503 })
   response_status!: number | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'The first 4 KiB of the answer.' })
@@ -53,6 +48,22 @@ export class DeliveryAttemptDto {
 
   @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'When the next attempt is due; null if none follows.' })
   next_attempt_at!: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: {
+      'content-type': 'application/json',
+      'user-agent': 'Herald/0.1.0',
+      'x-tenant': 'acme',
+      'webhook-id': 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w',
+      'webhook-timestamp': '1763900000',
+      'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
+    description: 'The request headers Herald sent, in order, signature included; null for attempts recorded before Herald kept them.',
+  })
+  request_headers!: Record<string, string> | null;
 }
 
 export class DeliverySummaryDto {
@@ -71,7 +82,7 @@ export class DeliverySummaryDto {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', example: 2 })
   attempt_count!: number;
 
   @ApiProperty({ type: String, nullable: true, format: 'date-time' })
@@ -88,3 +99,31 @@ export class DeliveryResponse extends EnvelopeOf(DeliveryDto) {}
 export class DeliveryRetryResponse extends EnvelopeOf(DeliverySummaryDto) {}
 
 export class DeliveryListResponse extends PageOf(DeliverySummaryDto) {}
+
+export class RecoverDeliveriesRequest {
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T04:00:00Z', description: 'Failed deliveries created at or after this time…' })
+  @IsDefined()
+  @IsString()
+  @IsISO8601({ strict: true }, { message: 'since must be an ISO-8601 date or date-time' })
+  since!: string;
+
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-11-23T10:00:00Z', description: '…and before this time (default: now).' })
+  @ValidateIf((request: RecoverDeliveriesRequest) => request.until !== undefined)
+  @IsString()
+  @IsISO8601({ strict: true }, { message: 'until must be an ISO-8601 date or date-time' })
+  until?: string;
+
+  @ApiPropertyOptional({ example: 'acw_start', description: 'Only deliveries of this event type.' })
+  @ValidateIf((request: RecoverDeliveriesRequest) => request.event !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH)
+  event?: string;
+}
+
+export class RecoverResultDto {
+  @ApiProperty({ type: 'integer', example: 1250, description: 'How many failed deliveries were given one attempt now.' })
+  requeued!: number;
+}
+
+export class DeliveryRecoverResponse extends EnvelopeOf(RecoverResultDto) {}

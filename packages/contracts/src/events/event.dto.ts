@@ -1,8 +1,10 @@
-import { EnvelopeOf } from '../common/envelope';
-import { EVENT_TYPE_NAME_MAX_LENGTH } from '@herald/core';
+import { EnvelopeOf, PageOf } from '../common/envelope';
+import { EVENT_TYPE_NAME_MAX_LENGTH, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FreeForm } from '../validation/free-form';
 import { IsDefined, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsCursor, PageQuery } from '../common/pagination.dto';
+import { coded } from '../validation/coded-constraint';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -54,3 +56,52 @@ export class PublishedEventDto {
 }
 
 export class PublishedEventResponse extends EnvelopeOf(PublishedEventDto) {}
+
+/** A page of a list that can be narrowed to one event type (`?event=acw_start`). */
+export class EventFilteredPageQuery extends PageQuery {
+  @ApiPropertyOptional({ example: 'acw_start' })
+  @ValidateIf((query: EventFilteredPageQuery) => query.event !== undefined)
+  @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
+  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH, coded({ errorKind: 'INVALID_PARAMETER' }))
+  event?: string;
+}
+
+export class EventQuery extends EventFilteredPageQuery {
+  @IsCursor(idPattern('evt'), 'an event id')
+  cursor?: string;
+}
+
+export class EventSummaryDto {
+  @ApiProperty({ example: 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w' })
+  id!: string;
+
+  @ApiProperty({ example: 'acw_start' })
+  event!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'call-c-9001-acw', description: 'The idempotency key it was published with.' })
+  idempotency_key!: string | null;
+
+  @ApiProperty({
+    type: [String],
+    example: ['dlv_01jd8x6q3m0000000000000000'],
+    description: 'Its deliveries, oldest first: the one made when it was published (if any), then one per replay.',
+  })
+  deliveries!: string[];
+}
+
+export class EventDto extends EventSummaryDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { agent_id: 'a-17', call_id: 'c-9001' },
+    description: 'The payload as stored: what every attempt signs and sends as `data`.',
+  })
+  payload!: Record<string, unknown>;
+}
+
+export class EventResponse extends EnvelopeOf(EventDto) {}
+
+export class EventListResponse extends PageOf(EventSummaryDto) {}

@@ -3,15 +3,56 @@ import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
+import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { DELIVERY_SELECT, deliveryColumns } from './delivery.sql';
 import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from './records';
 
-/** The api's side of deliveries: the log, manual retries and cancellation. */
+/**
+ * Failed deliveries requeued per statement by recover: each batch is one short transaction that
+ * locks at most this many rows, so publishing and the workers never wait long behind a recover
+ * of a million failures (bench/ recover measures publish latency while one runs).
+ */
+export const RECOVER_BATCH_SIZE = 1000;
+
+/**
+ * One batch of recover: the next failed deliveries of the application created in [since, until)
+ * after the keyset ($4 created_at, $5 id), oldest first, through the partial index of failed
+ * deliveries; each gets one attempt now and no automatic follow-ups (manual_attempt), as a
+ * manual retry does. Rows another recover (or a retry) has locked are skipped, and the status is
+ * checked again under the lock: two recovers never queue one delivery twice. The keyset moves
+ * past every row seen, so a requeued delivery that fails again while this recover runs is not
+ * picked up a second time. $1 application, $2 since, $3 until, $6 now, $7 batch size, $8 event
+ * type or null.
+ */
+const RECOVER_BATCH_SQL = `
+  WITH batch AS (
+    SELECT id, created_at FROM deliveries
+     WHERE application_id = $1 AND status = 'failed'
+       AND created_at >= $2 AND created_at < $3
+       AND (created_at, id) > ($4::timestamptz, $5::text)
+       AND ($8::text IS NULL OR event_type = $8)
+     ORDER BY created_at, id
+     LIMIT $7
+       FOR UPDATE SKIP LOCKED
+  ), requeued AS (
+    UPDATE deliveries d
+       SET status = 'pending', next_attempt_at = $6, updated_at = $6, manual_attempt = true
+      FROM batch b
+     WHERE d.id = b.id AND d.status = 'failed'
+    RETURNING d.id
+  ), last AS (
+    SELECT created_at, id FROM batch ORDER BY created_at DESC, id DESC LIMIT 1
+  )
+  SELECT (SELECT count(*) FROM requeued)::int AS requeued, (SELECT count(*) FROM batch)::int AS seen,
+         (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`;
+
+/** The api's side of deliveries: the log, manual retries, recovery and cancellation. */
 @Injectable()
 export class DeliveryLogRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly pg: PgPool,
+    private readonly notifier: DeliveryNotifier,
   ) {}
 
   /**
@@ -59,10 +100,11 @@ export class DeliveryLogRepository {
             responseExcerpt: true,
             error: true,
             nextAttemptAt: true,
+            requestHeaders: true,
           },
         },
       },
-    });
+    }) as Promise<(DeliveryRecord & { attempts: DeliveryAttemptRecord[] }) | null>;
   }
 
   /**
@@ -89,6 +131,28 @@ export class DeliveryLogRepository {
       await sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
       return { before, after };
     });
+  }
+
+  /**
+   * Gives every failed delivery created in [since, until) — of one event type, if given — one
+   * attempt now, in batches of RECOVER_BATCH_SIZE (RECOVER_BATCH_SQL), each committed on its own
+   * and each waking the workers. Returns how many were requeued.
+   */
+  async recover(scope: ApplicationScope, range: { since: Date; until: Date; eventType?: string }, now: Date): Promise<number> {
+    let requeued = 0;
+    let after: { createdAt: Date; id: string } = { createdAt: range.since, id: '' };
+    for (;;) {
+      const [batch] = await this.pg.sql<{ requeued: number; seen: number; last_created_at: Date | null; last_id: string | null }>(
+        RECOVER_BATCH_SQL,
+        [scope.applicationId, range.since, range.until, after.createdAt, after.id, now, RECOVER_BATCH_SIZE, range.eventType ?? null],
+      );
+      if (batch.requeued > 0) {
+        requeued += batch.requeued;
+        this.notifier.deliveriesCommitted();
+      }
+      if (batch.seen < RECOVER_BATCH_SIZE || batch.last_created_at === null || batch.last_id === null) return requeued;
+      after = { createdAt: batch.last_created_at, id: batch.last_id };
+    }
   }
 
   /** Cancels what waits to be sent: every delivery of the application, or only those of one event type. */

@@ -162,9 +162,9 @@ export class DeliveryQueueRepository {
     const rows = await this.pg.sql<{ delivery_id: string }>(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[])
+                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[])
            AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
-                response_status, response_excerpt, error)
+                response_status, response_excerpt, error, request_headers)
        ), finished AS (
          UPDATE deliveries d
             SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
@@ -174,9 +174,9 @@ export class DeliveryQueueRepository {
          RETURNING d.id, d.attempt_count
        )
        INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
-                                      response_excerpt, error, next_attempt_at)
+                                      response_excerpt, error, next_attempt_at, request_headers)
        SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
-              i.response_excerpt, i.error, i.next_attempt_at
+              i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
          FROM finished f JOIN input i ON i.delivery_id = f.id
        RETURNING delivery_id`,
       [
@@ -192,6 +192,8 @@ export class DeliveryQueueRepository {
         items.map((i) => i.attempt.responseStatus),
         items.map((i) => i.attempt.responseExcerpt),
         items.map((i) => i.attempt.error),
+        // As text, cast to json in SQL: the header order the customer wrote is kept.
+        items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
       ],
     );
     const recorded = new Set(rows.map((row) => row.delivery_id));

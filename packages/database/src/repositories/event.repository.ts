@@ -14,6 +14,8 @@ export interface NewEvent {
   /** Compact JSON text; stored and sent as is. */
   payload: string;
   createdAt: Date;
+  /** The key it was published under; null when none was given. */
+  idempotencyKey: string | null;
   /** Used if the event is to be delivered. */
   deliveryId: string;
   /** Test pings are delivered whether or not the application subscribes to their event. */
@@ -30,12 +32,12 @@ export interface PublishedEventRecord {
  * The event and its delivery (only with a webhook and an active subscription, or for a test
  * ping) as one statement: both rows commit before the caller answers, or neither does. The
  * workers are woken afterwards (DeliveryNotifier). $1 event id, $2 application, $3 type,
- * $4 payload, $5 time, $6 delivery id, $7 ignores subscription.
+ * $4 payload, $5 time, $6 delivery id, $7 ignores subscription, $8 idempotency key.
  */
 const PUBLISH_SQL = `
   WITH event AS (
-    INSERT INTO events (id, application_id, event_type, payload, created_at)
-    VALUES ($1, $2, $3, $4, $5)
+    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key)
+    VALUES ($1, $2, $3, $4, $5, $8)
     RETURNING id
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
@@ -51,15 +53,15 @@ const PUBLISH_SQL = `
 /**
  * Many events (one per array element) in one statement and one commit; the rows for each
  * event are the same as PUBLISH_SQL's. $1 ids, $2 applications, $3 types, $4 payloads,
- * $5 times, $6 delivery ids, $7 ignores subscription.
+ * $5 times, $6 delivery ids, $7 ignores subscription, $8 idempotency keys.
  */
 const PUBLISH_MANY_SQL = `
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[])
-      AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription)
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[])
+      AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key)
   ), event AS (
-    INSERT INTO events (id, application_id, event_type, payload, created_at)
-    SELECT event_id, application_id, event_type, payload, created_at FROM input
+    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key)
+    SELECT event_id, application_id, event_type, payload, created_at, idempotency_key FROM input
     RETURNING id
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
@@ -74,6 +76,27 @@ const PUBLISH_MANY_SQL = `
     RETURNING id, event_id
   )
   SELECT event_id, id AS delivery_id FROM delivery`;
+
+/**
+ * A new delivery of a stored event under today's webhook and subscription, exactly as a publish
+ * of it now would make one (a test ping ignores subscriptions, as when it was sent). The first
+ * row says whether the event exists at all. $1 event id, $2 application, $3 delivery id, $4 time,
+ * $5 the test ping's event type.
+ */
+const REPLAY_SQL = `
+  WITH event AS (
+    SELECT id, event_type, event_type = $5 AS ignores_subscription FROM events WHERE id = $1 AND application_id = $2
+  ), delivery AS (
+    INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
+                            next_attempt_at, created_at, updated_at)
+    SELECT $3, e.id, $2, e.event_type, 'pending', e.ignores_subscription, $4, $4, $4
+      FROM event e
+      JOIN webhooks w ON w.application_id = $2
+     WHERE e.ignores_subscription OR EXISTS (
+             SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = e.event_type AND s.active)
+    RETURNING id
+  )
+  SELECT e.event_type, (SELECT id FROM delivery) AS delivery_id FROM event e`;
 
 @Injectable()
 export class EventRepository {
@@ -115,6 +138,7 @@ export class EventRepository {
         items.map((i) => i.event.createdAt),
         items.map((i) => i.event.deliveryId),
         items.map((i) => i.event.ignoresSubscription),
+        items.map((i) => i.event.idempotencyKey),
       ]);
     } catch (error) {
       if (!isDataError(error)) throw error;
@@ -176,6 +200,28 @@ export class EventRepository {
     return published;
   }
 
+  /**
+   * Delivers a stored event again (REPLAY_SQL): one new delivery when the application has a
+   * webhook and subscribes to the event now, none otherwise. Null when the application has no
+   * such event.
+   */
+  async replay(
+    scope: ApplicationScope,
+    eventId: string,
+    delivery: { id: string; createdAt: Date; testEventType: string },
+  ): Promise<PublishedEventRecord | null> {
+    const [row] = await this.pg.sql<{ event_type: string; delivery_id: string | null }>(REPLAY_SQL, [
+      eventId,
+      scope.applicationId,
+      delivery.id,
+      delivery.createdAt,
+      delivery.testEventType,
+    ]);
+    if (!row) return null;
+    if (row.delivery_id) this.notifier.deliveriesCommitted();
+    return { eventId, eventType: row.event_type, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };
+  }
+
   /** PUBLISH_SQL through `sql`: on the pool, or in publishOnce's transaction. */
   private async insert(sql: SqlQuery, scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
     const app = scope.applicationId;
@@ -188,6 +234,7 @@ export class EventRepository {
         event.createdAt,
         event.deliveryId,
         event.ignoresSubscription,
+        event.idempotencyKey,
       ]);
       return { eventId: row.event_id, eventType: event.eventType, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };
     } catch (error) {

@@ -66,6 +66,17 @@ export interface DeliveryRecord {
   createdAt: Date;
 }
 
+/** A published event as stored, with the deliveries it made (oldest first). */
+export interface StoredEventRecord {
+  id: string;
+  eventType: string;
+  /** Compact JSON text, exactly what every attempt signs and sends. */
+  payload: string;
+  idempotencyKey: string | null;
+  createdAt: Date;
+  deliveryIds: string[];
+}
+
 /** One attempt as the delivery log keeps it. */
 export interface DeliveryAttemptRecord {
   number: number;
@@ -77,6 +88,8 @@ export interface DeliveryAttemptRecord {
   responseExcerpt: string | null;
   error: string | null;
   nextAttemptAt: Date | null;
+  /** The request's headers as sent, in order, signature included; null for attempts recorded before they were kept. */
+  requestHeaders: Record<string, string> | null;
 }
 
 export interface Page<T> {

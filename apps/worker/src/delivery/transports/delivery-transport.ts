@@ -16,6 +16,8 @@ export interface TransportAttempt {
   result: AttemptResult;
   /** Where the attempt went, as the delivery log shows it (for a webhook, its URL). */
   target: string;
+  /** The request's headers as sent (for a webhook: the customer's, then Standard Webhooks'), shown in the delivery log. */
+  requestHeaders: Record<string, string>;
 }
 
 /**

@@ -26,6 +26,10 @@ export class HttpWebhookTransport implements DeliveryTransport {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(context.secrets, event.id, timestamp, body),
     };
-    return { result: await this.sender.send({ url: webhook.url, headers, body }, shutdown), target: webhook.url };
+    return {
+      result: await this.sender.send({ url: webhook.url, headers, body }, shutdown),
+      target: webhook.url,
+      requestHeaders: headers,
+    };
   }
 }
