@@ -22,13 +22,21 @@ export function page<T>(items: T[], nextCursor: string | null): PageEnvelope<T> 
 type Class<T> = new (...args: never[]) => T;
 
 /**
+ * The `success` flag as the literal it always is (`true` in every success body, `false` in every
+ * error). OpenAPI 3.0 has no `const`; a one-value enum is its spelling of a literal.
+ */
+export function ApiSuccessFlag(value: boolean): PropertyDecorator {
+  return ApiProperty({ type: 'boolean', enum: [value], example: value });
+}
+
+/**
  * The OpenAPI shape of `{ success: true, data: <dto> }`, to extend: `class WebhookResponse extends
  * EnvelopeOf(WebhookConfigDto) {}` keeps a named schema per response without writing the
  * envelope's fields again.
  */
 export function EnvelopeOf<T>(dto: Class<T>): Class<Envelope<T>> {
   class EnvelopeOfDto {
-    @ApiProperty({ example: true })
+    @ApiSuccessFlag(true)
     success!: true;
 
     @ApiProperty({ type: dto })
@@ -40,7 +48,7 @@ export function EnvelopeOf<T>(dto: Class<T>): Class<Envelope<T>> {
 /** `{ success: true, data: [<dto>…], next_cursor }`, to extend like EnvelopeOf. */
 export function PageOf<T>(dto: Class<T>): Class<PageEnvelope<T>> {
   class PageOfDto {
-    @ApiProperty({ example: true })
+    @ApiSuccessFlag(true)
     success!: true;
 
     @ApiProperty({ type: [dto] })

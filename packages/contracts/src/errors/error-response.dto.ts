@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiSuccessFlag } from '../common/envelope';
 import { ERROR_DIRECTORY } from './error-catalogue';
 
 export class ErrorDetailDto {
@@ -22,7 +23,7 @@ export class ErrorBodyDto {
 
 /** The body of every non-2xx response, on every route. */
 export class ErrorResponse {
-  @ApiProperty({ example: false })
+  @ApiSuccessFlag(false)
   success!: false;
 
   @ApiProperty({ type: ErrorBodyDto })

@@ -1,3 +1,4 @@
+import { ApiSuccessFlag } from '../common/envelope';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 
@@ -32,7 +33,7 @@ export type SubscriptionMap = Record<string, SubscriptionFlagsDto>;
 
 @ApiExtraModels(SubscriptionFlagsDto)
 export class SubscriptionsResponse {
-  @ApiProperty({ example: true })
+  @ApiSuccessFlag(true)
   success!: true;
 
   @ApiProperty({

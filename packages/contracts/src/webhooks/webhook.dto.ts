@@ -65,7 +65,7 @@ export class UpsertWebhookRequest {
   @IsWebhookUrl()
   url!: string;
 
-  @ApiProperty({ enum: [0, 1], example: 1, description: '1 switches retries on. Booleans and strings are refused.' })
+  @ApiProperty({ type: 'integer', enum: [0, 1], example: 1, description: '1 switches retries on. Booleans and strings are refused.' })
   @IsDefined()
   @IsIn([0, 1], { message: 'retry_enabled must be the integer 0 or 1' })
   retry_enabled!: 0 | 1;
@@ -98,7 +98,7 @@ export class WebhookConfigDto {
   @ApiProperty({ example: 'https://example.com/hooks/herald' })
   url!: string;
 
-  @ApiProperty({ enum: [0, 1], example: 1 })
+  @ApiProperty({ type: 'integer', enum: [0, 1], example: 1 })
   retry_enabled!: 0 | 1;
 
   @ApiProperty({ type: RetryConfigDto })
@@ -111,10 +111,10 @@ export class WebhookConfigDto {
 export class WebhookResponse extends EnvelopeOf(WebhookConfigDto) {}
 
 export class RetryScheduleDto {
-  @ApiProperty({ type: [Number], example: [30, 60, 120, 240, 480], description: 'Wait before each retry, in order.' })
+  @ApiProperty({ type: 'integer', isArray: true, example: [30, 60, 120, 240, 480], description: 'Wait before each retry, in order.' })
   delays_seconds!: number[];
 
-  @ApiProperty({ example: 930, description: 'Sum of the waits: how long after the first attempt the last retry starts.' })
+  @ApiProperty({ type: 'integer', example: 930, description: 'Sum of the waits: how long after the first attempt the last retry starts.' })
   total_seconds!: number;
 }
 
