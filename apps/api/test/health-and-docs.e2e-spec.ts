@@ -12,7 +12,7 @@ type OpenApi = {
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 };
 
-/** Every operation Herald serves, with the request body schema it must document. */
+/** Every operation Herald serves behind a key, with the request body schema it must document. */
 const OPERATIONS: [method: string, path: string, requestBody: string | null][] = [
   ['put', '/application/{application_id}/webhook', 'UpsertWebhookRequest'],
   ['get', '/application/{application_id}/webhook', null],
@@ -24,8 +24,12 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['put', '/application/{application_id}/webhook/subscription/{subscription}', 'UpsertSubscriptionRequest'],
   ['delete', '/application/{application_id}/webhook/subscription/{subscription}', null],
   ['post', '/application/{application_id}/events', 'PublishEventRequest'],
+  ['get', '/application/{application_id}/events', null],
+  ['get', '/application/{application_id}/events/{event_id}', null],
+  ['post', '/application/{application_id}/events/{event_id}/replay', null],
   ['post', '/application/{application_id}/webhook/test', null],
   ['get', '/application/{application_id}/deliveries', null],
+  ['post', '/application/{application_id}/deliveries/recover', 'RecoverDeliveriesRequest'],
   ['get', '/application/{application_id}/deliveries/{delivery_id}', null],
   ['post', '/application/{application_id}/deliveries/{delivery_id}/retry', null],
   ['get', '/error_codes', null],
@@ -34,11 +38,21 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['get', '/admin/accounts', null],
   ['get', '/admin/applications', null],
   ['get', '/admin/api_keys', null],
+  ['get', '/admin/accounts/{id}', null],
+  ['get', '/admin/applications/{id}', null],
+  ['get', '/admin/api_keys/{id}', null],
   ['post', '/admin/accounts', 'CreateAccountRequest'],
   ['post', '/admin/applications', 'CreateApplicationRequest'],
   ['post', '/admin/api_keys', 'CreateApiKeyRequest'],
   ['delete', '/admin/api_keys/{id}', null],
   ['post', '/admin/event_types', 'CreateEventTypeRequest'],
+];
+
+/** The probes orchestrators and Prometheus call without a key, with the media type of their 200. */
+const PUBLIC_OPERATIONS: [method: string, path: string, mediaType: string][] = [
+  ['get', '/healthz', 'application/json'],
+  ['get', '/readyz', 'application/json'],
+  ['get', '/metrics', 'text/plain'],
 ];
 
 describe('health, readiness and API documentation', () => {
@@ -86,9 +100,22 @@ describe('health, readiness and API documentation', () => {
       doc = (await t.http.get('/docs-json')).body;
     });
 
-    it('documents exactly the operations Herald serves (health checks excluded)', () => {
+    it('documents exactly the operations Herald serves, the probes included', () => {
       const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
-      expect(documented.sort()).toEqual(OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
+      expect(documented.sort()).toEqual([...OPERATIONS, ...PUBLIC_OPERATIONS].map(([m, p]) => `${m} ${p}`).sort());
+    });
+
+    it.each(PUBLIC_OPERATIONS)('%s %s is documented as public, with its success body and error schemas', (method, path, mediaType) => {
+      const operation = doc.paths[path][method];
+      expect(operation.security).toEqual([]);
+      expect(operation.requestBody).toBeUndefined();
+      expect(Object.keys(operation.responses['200'].content ?? {})).toEqual([mediaType]);
+      const errors = Object.entries(operation.responses).filter(([status]) => /^[45]/.test(status));
+      expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['400', '500']));
+      expect(errors.map(([status]) => status)).not.toContain('403');
+      for (const [, response] of errors) {
+        expect(response.content?.['application/json'].schema.$ref).toBe('#/components/schemas/ErrorResponse');
+      }
     });
 
     it.each(OPERATIONS)('%s %s has its request, success and error schemas', (method, path, requestBody) => {
