@@ -58,12 +58,12 @@ describe('events read back, replay and recovery (PRODUCT.md §8)', () => {
       const ids: string[] = [];
       let cursor: string | null = null;
       do {
-        const res = await t.http
+        const res: { body: { data: { id: string }[]; next_cursor: string | null } } = await t.http
           .get(`${app}/events`)
           .query({ limit: 2, ...(cursor ? { cursor } : {}) })
           .set(auth())
           .expect(200);
-        ids.push(...res.body.data.map((event: { id: string }) => event.id));
+        ids.push(...res.body.data.map((event) => event.id));
         cursor = res.body.next_cursor;
       } while (cursor);
       expect(ids.slice(0, 5)).toEqual(published.map((event) => event.id).reverse());
