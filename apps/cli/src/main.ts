@@ -1,72 +1,28 @@
 #!/usr/bin/env node
-import { parseHeraldConfig, StartupError } from '@herald/core';
-import { parseArgs } from 'node:util';
-import { admin } from './commands/admin';
-import { migrate, newMigration } from './commands/migrations';
-import { start } from './commands/start';
+import { parseHeraldConfig } from '@herald/core';
+import { runHerald } from './program';
 
-const USAGE = `herald <command>
-
-  start                                   migrate, then run the api and the worker
-                                          (embedded PostgreSQL under HERALD_DATA_DIR when DATABASE_URL is unset)
-  migrate [--check]                       apply pending migrations; --check reports drift from prisma/schema.prisma
-  migration new <name>                    write prisma/migrations/<timestamp>_<name> from a schema change
-
-  accounts list
-  accounts create --name <name>
-  applications list [--account <id>]
-  applications create --account <id> --name <name> [--id <n>]
-  api-keys list [--account <id>]                (prefix, name, scope and dates; never the key)
-  api-keys create --account <id> --name <name>
-  api-keys revoke <key id>
-  event-types create --name <name> [--description <text>]
-      admin commands call a running Herald: --url (default http://127.0.0.1:$PORT),
-      --key (default $HERALD_ADMIN_KEY); lists are paged: --limit <n>, --cursor <next_cursor>
-
-Configuration comes from the environment; see the README.`;
-
-async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      check: { type: 'boolean' },
-      url: { type: 'string' },
-      key: { type: 'string' },
-      name: { type: 'string' },
-      account: { type: 'string' },
-      id: { type: 'string' },
-      description: { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
-    },
+// The one place the cli reads the environment. The api commands parse only the two variables
+// they use, so an unrelated bad value (say HERALD_LOG_LEVEL) does not stop `herald accounts list`.
+// `herald deliveries list | head`: a reader that stops early is no error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
   });
-  if (values.help || positionals.length === 0) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const config = parseHeraldConfig(process.env);
-  const [command, ...rest] = positionals;
-  switch (command) {
-    case 'start':
-      return start(config, process.env);
-    case 'migrate':
-      return migrate(config, values.check ?? false);
-    case 'migration':
-      if (rest[0] !== 'new' || !rest[1]) break;
-      return newMigration(config, rest[1]);
-    default:
-      return admin(config, positionals, values);
-  }
-  console.error(USAGE);
-  return 2;
 }
 
-main(process.argv.slice(2)).then(
+runHerald(process.argv.slice(2), {
+  config: () => parseHeraldConfig(process.env),
+  apiDefaults: () => {
+    const config = parseHeraldConfig({ PORT: process.env.PORT, HERALD_ADMIN_KEY: process.env.HERALD_ADMIN_KEY });
+    return { port: config.http.port, adminKey: config.auth.adminKey };
+  },
+  env: process.env,
+}).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof StartupError || error instanceof TypeError ? `herald: ${(error as Error).message}` : error);
+    console.error(error);
     process.exit(1);
   },
 );

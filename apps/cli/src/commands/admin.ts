@@ -1,93 +1,110 @@
-import { HeraldConfig } from '@herald/core';
+import { Command } from 'commander';
+import { HeraldApi } from '../api/herald-api';
+import { column, printItem, printList } from '../output/print';
+import { apiCommand, ApiOptions, PageOptions, paged, pageQuery, positiveInteger, segment } from './api-command';
 
-export interface AdminOptions {
-  url?: string;
-  key?: string;
-  name?: string;
-  account?: string;
-  id?: string;
-  description?: string;
-  limit?: string;
-  cursor?: string;
-}
-
-interface AdminRequest {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  body?: Record<string, unknown>;
-}
+const ACCOUNT_COLUMNS = [column('ID'), column('NAME')];
+const APPLICATION_COLUMNS = [column('ID'), column('NAME'), column('ACCOUNT', 'account_id')];
+const KEY_COLUMNS = [
+  column('ID'),
+  column('NAME'),
+  column('PREFIX'),
+  column('SCOPE'),
+  column('ACCOUNT', 'account_id'),
+  column('CREATED', 'created_at'),
+  column('REVOKED', 'revoked_at'),
+];
+const EVENT_TYPE_COLUMNS = [column('NAME'), column('DESCRIPTION')];
 
 /**
- * Operator commands. They call the admin API of a running Herald (like every other client),
- * so the cli has no second copy of the rules: `herald accounts create --name Acme`.
+ * The operator's commands on accounts, applications, API keys and event types. They call the
+ * admin API of a running Herald like any other client: `herald accounts create --name Acme`.
  */
-export async function admin(config: HeraldConfig, words: string[], options: AdminOptions): Promise<number> {
-  const request = adminRequest(words, options);
-  if (typeof request === 'string') {
-    console.error(`herald: ${request}`);
-    return 2;
-  }
-  const key = options.key ?? config.auth.adminKey;
-  if (!key) {
-    console.error('herald: give an admin key with --key or HERALD_ADMIN_KEY');
-    return 2;
-  }
-  const base = options.url ?? `http://127.0.0.1:${config.http.port}`;
-  let response: Response;
-  try {
-    response = await fetch(new URL(request.path, base), {
-      method: request.method,
-      headers: { authorization: key, 'content-type': 'application/json' },
-      body: request.body ? JSON.stringify(request.body) : undefined,
+export function registerAdminCommands(program: Command, connect: (options: ApiOptions) => HeraldApi): void {
+  const accounts = program.command('accounts').description('list, read and create accounts');
+  paged(apiCommand(accounts, { nameAndArgs: 'list', description: 'list accounts, newest first' })).action(
+    async (options: ApiOptions & PageOptions) => {
+      const answer = await connect(options).get('/admin/accounts', pageQuery(options));
+      printList(answer, ACCOUNT_COLUMNS, { json: !!options.json, noun: 'accounts' });
+    },
+  );
+  apiCommand(accounts, { nameAndArgs: 'get <account-id>', description: 'read one account' }).action(
+    async (id: string, options: ApiOptions) => {
+      printItem(await connect(options).get(`/admin/accounts/${segment(id)}`), { json: !!options.json });
+    },
+  );
+  apiCommand(accounts, { nameAndArgs: 'create', description: 'create an account' })
+    .requiredOption('--name <name>', "the account's name")
+    .action(async (options: ApiOptions & { name: string }) => {
+      printItem(await connect(options).post('/admin/accounts', { name: options.name }), { json: !!options.json });
     });
-  } catch (error) {
-    console.error(`herald: cannot reach Herald at ${base} (${(error as Error).message}); is it running? (--url)`);
-    return 1;
-  }
-  const text = await response.text();
-  let printed = text;
-  try {
-    printed = JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    // Not JSON: print as received.
-  }
-  (response.ok ? console.log : console.error)(printed);
-  return response.ok ? 0 : 1;
-}
 
-function adminRequest(words: string[], o: AdminOptions): AdminRequest | string {
-  const [resource, action, target] = words;
-  const need = (...names: (keyof AdminOptions)[]) => {
-    const missing = names.filter((name) => !o[name]);
-    return missing.length > 0 ? `${resource} ${action} needs ${missing.map((m) => `--${m}`).join(', ')}` : null;
-  };
-  const listing = (path: string, filters: Record<string, string | undefined>): AdminRequest => {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries({ ...filters, limit: o.limit, cursor: o.cursor }))
-      if (value !== undefined) query.set(name, value);
-    return { method: 'GET', path: query.size > 0 ? `${path}?${query}` : path };
-  };
-  switch (`${resource} ${action}`) {
-    case 'accounts list':
-      return listing('/admin/accounts', {});
-    case 'applications list':
-      return listing('/admin/applications', { account_id: o.account });
-    case 'api-keys list':
-      return listing('/admin/api_keys', { account_id: o.account });
-    case 'accounts create':
-      return need('name') ?? { method: 'POST', path: '/admin/accounts', body: { name: o.name } };
-    case 'applications create': {
-      const id = o.id === undefined ? undefined : Number(o.id);
-      if (o.id !== undefined && !Number.isInteger(id)) return `--id must be an integer, got "${o.id}"`;
-      return need('name', 'account') ?? { method: 'POST', path: '/admin/applications', body: { id, name: o.name, account_id: o.account } };
-    }
-    case 'api-keys create':
-      return need('name', 'account') ?? { method: 'POST', path: '/admin/api_keys', body: { account_id: o.account, name: o.name } };
-    case 'api-keys revoke':
-      return target ? { method: 'DELETE', path: `/admin/api_keys/${encodeURIComponent(target)}` } : 'api-keys revoke needs the key id';
-    case 'event-types create':
-      return need('name') ?? { method: 'POST', path: '/admin/event_types', body: { name: o.name, description: o.description } };
-    default:
-      return `unknown command "${words.join(' ')}"; see herald --help`;
-  }
+  const applications = program.command('applications').description('list, read and create applications');
+  paged(
+    apiCommand(applications, { nameAndArgs: 'list', description: 'list applications by id' }).option(
+      '--account <account-id>',
+      "only this account's",
+    ),
+  ).action(async (options: ApiOptions & PageOptions & { account?: string }) => {
+    const answer = await connect(options).get('/admin/applications', { account_id: options.account, ...pageQuery(options) });
+    printList(answer, APPLICATION_COLUMNS, { json: !!options.json, noun: 'applications' });
+  });
+  apiCommand(applications, { nameAndArgs: 'get <application-id>', description: 'read one application' }).action(
+    async (id: string, options: ApiOptions) => {
+      printItem(await connect(options).get(`/admin/applications/${segment(id)}`), { json: !!options.json });
+    },
+  );
+  apiCommand(applications, { nameAndArgs: 'create', description: 'create an application of an account' })
+    .requiredOption('--account <account-id>', 'the account that owns it')
+    .requiredOption('--name <name>', "the application's name")
+    .option('--id <n>', "the platform's own application id (default: the next free one)", positiveInteger)
+    .action(async (options: ApiOptions & { account: string; name: string; id?: number }) => {
+      const body = { id: options.id, name: options.name, account_id: options.account };
+      printItem(await connect(options).post('/admin/applications', body), { json: !!options.json });
+    });
+
+  const keys = program.command('keys').alias('api-keys').description('list, read, create and revoke API keys (alias: api-keys)');
+  paged(
+    apiCommand(keys, {
+      nameAndArgs: 'list',
+      description: 'list API keys, newest first: prefix, name, scope and dates, never the key',
+    }).option('--account <account-id>', "only this account's"),
+  ).action(async (options: ApiOptions & PageOptions & { account?: string }) => {
+    const answer = await connect(options).get('/admin/api_keys', { account_id: options.account, ...pageQuery(options) });
+    printList(answer, KEY_COLUMNS, { json: !!options.json, noun: 'API keys' });
+  });
+  apiCommand(keys, { nameAndArgs: 'get <key-id>', description: 'read one API key (never the key itself)' }).action(
+    async (id: string, options: ApiOptions) => {
+      printItem(await connect(options).get(`/admin/api_keys/${segment(id)}`), { json: !!options.json });
+    },
+  );
+  apiCommand(keys, { nameAndArgs: 'create', description: 'create an API key for an account; the key is shown only this once' })
+    .requiredOption('--account <account-id>', 'the account it acts for')
+    .requiredOption('--name <name>', 'what it is for, to recognise it later')
+    .action(async (options: ApiOptions & { account: string; name: string }) => {
+      printItem(await connect(options).post('/admin/api_keys', { account_id: options.account, name: options.name }), {
+        json: !!options.json,
+      });
+      if (!options.json) process.stderr.write('herald: the key is shown only now: Herald keeps only its hash\n');
+    });
+  apiCommand(keys, { nameAndArgs: 'revoke <key-id>', description: 'revoke an API key; every api process refuses it at once' }).action(
+    async (id: string, options: ApiOptions) => {
+      printItem(await connect(options).delete(`/admin/api_keys/${segment(id)}`), { json: !!options.json });
+    },
+  );
+
+  const eventTypes = program.command('event-types').description('list and add event types');
+  paged(apiCommand(eventTypes, { nameAndArgs: 'list', description: 'list the event types applications can subscribe to' })).action(
+    async (options: ApiOptions & PageOptions) => {
+      const answer = await connect(options).get('/event_types', pageQuery(options));
+      printList(answer, EVENT_TYPE_COLUMNS, { json: !!options.json, noun: 'event types' });
+    },
+  );
+  apiCommand(eventTypes, { nameAndArgs: 'create', description: 'add an event type to the catalogue' })
+    .requiredOption('--name <name>', 'the event name, [a-z0-9_.]{1,64}')
+    .option('--description <text>', 'what the event means')
+    .action(async (options: ApiOptions & { name: string; description?: string }) => {
+      const body = { name: options.name, description: options.description };
+      printItem(await connect(options).post('/admin/event_types', body), { json: !!options.json });
+    });
 }

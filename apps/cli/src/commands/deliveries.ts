@@ -1,0 +1,82 @@
+import { DELIVERY_STATUSES } from '@herald/core';
+import { Command, Option } from 'commander';
+import { HeraldApi } from '../api/herald-api';
+import { column, printItem, printList } from '../output/print';
+import { apiCommand, ApiCommandSpec, ApiOptions, PageOptions, paged, pageQuery, segment } from './api-command';
+
+const DELIVERY_COLUMNS = [
+  column('ID'),
+  column('EVENT'),
+  column('STATUS'),
+  column('ATTEMPTS', 'attempt_count'),
+  column('CREATED', 'created_at'),
+  column('NEXT ATTEMPT', 'next_attempt_at'),
+];
+const ATTEMPT_COLUMNS = [
+  column('#', 'number'),
+  column('STARTED', 'started_at'),
+  column('MS', 'duration_ms'),
+  column('STATUS', 'response_status'),
+  column('ERROR', 'error'),
+  column('NEXT ATTEMPT', 'next_attempt_at'),
+  column('URL', 'url'),
+];
+
+const APPLICATION_KEY_HELP = "an admin key, or an API key of the application's account (default $HERALD_ADMIN_KEY)";
+
+type ApplicationOptions = ApiOptions & { application: string };
+
+/** A command on one application's routes: it needs --application, and takes the account's key too. */
+function applicationCommand(parent: Command, spec: ApiCommandSpec): Command {
+  return apiCommand(parent, { keyHelp: APPLICATION_KEY_HELP, ...spec }).requiredOption('--application <application-id>', 'the application');
+}
+
+const applicationPath = (options: ApplicationOptions, rest: string) => `/application/${segment(options.application)}${rest}`;
+
+/** The operator's view of one application: its webhook and its delivery log, retries and recovery. */
+export function registerDeliveryCommands(program: Command, connect: (options: ApiOptions) => HeraldApi): void {
+  const webhook = program.command('webhook').description("read an application's webhook");
+  applicationCommand(webhook, { nameAndArgs: 'get', description: 'read the webhook: URL, retry policy and headers' }).action(
+    async (options: ApplicationOptions) => {
+      printItem(await connect(options).get(applicationPath(options, '/webhook')), { json: !!options.json });
+    },
+  );
+
+  const deliveries = program.command('deliveries').description("an application's delivery log: list, read, retry, recover");
+  paged(
+    applicationCommand(deliveries, { nameAndArgs: 'list', description: 'list deliveries, newest first' })
+      .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
+      .option('--event <name>', 'only deliveries of this event type'),
+  ).action(async (options: ApplicationOptions & PageOptions & { status?: string; event?: string }) => {
+    const query = { status: options.status, event: options.event, ...pageQuery(options) };
+    printList(await connect(options).get(applicationPath(options, '/deliveries'), query), DELIVERY_COLUMNS, {
+      json: !!options.json,
+      noun: 'deliveries',
+    });
+  });
+  applicationCommand(deliveries, { nameAndArgs: 'get <delivery-id>', description: 'read a delivery with every attempt' }).action(
+    async (id: string, options: ApplicationOptions) => {
+      printItem(await connect(options).get(applicationPath(options, `/deliveries/${segment(id)}`)), {
+        json: !!options.json,
+        tables: { attempts: ATTEMPT_COLUMNS },
+      });
+    },
+  );
+  applicationCommand(deliveries, {
+    nameAndArgs: 'retry <delivery-id>',
+    description: 'give a finished delivery one more attempt now, or bring a pending one forward',
+  }).action(async (id: string, options: ApplicationOptions) => {
+    printItem(await connect(options).post(applicationPath(options, `/deliveries/${segment(id)}/retry`)), { json: !!options.json });
+  });
+  applicationCommand(deliveries, {
+    nameAndArgs: 'recover',
+    description: 'give every failed delivery created in [--since, --until) one new attempt now',
+  })
+    .requiredOption('--since <time>', 'ISO-8601, e.g. 2026-11-23T09:00:00Z: deliveries created at or after it')
+    .option('--until <time>', 'ISO-8601: deliveries created before it (default: now)')
+    .option('--event <name>', 'only deliveries of this event type')
+    .action(async (options: ApplicationOptions & { since: string; until?: string; event?: string }) => {
+      const body = { since: options.since, until: options.until, event: options.event };
+      printItem(await connect(options).post(applicationPath(options, '/deliveries/recover'), body), { json: !!options.json });
+    });
+}
