@@ -26,6 +26,10 @@ const TENANT_ROUTES: Route[] = [
   { method: 'get', path: (id) => `/application/${id}/deliveries` },
   { method: 'get', path: (id) => `/application/${id}/deliveries/dlv_missing` },
   { method: 'post', path: (id) => `/application/${id}/deliveries/dlv_missing/retry` },
+  { method: 'post', path: (id) => `/application/${id}/deliveries/recover`, body: { since: '2026-01-01T00:00:00Z' } },
+  { method: 'get', path: (id) => `/application/${id}/events` },
+  { method: 'get', path: (id) => `/application/${id}/events/evt_missing` },
+  { method: 'post', path: (id) => `/application/${id}/events/evt_missing/replay` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
 ];
 
@@ -208,7 +212,12 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     const tested = TENANT_ROUTES.map((route) => `${route.method.toUpperCase()} ${route.path('{application_id}')}`)
-      .map((entry) => entry.replace('/subscription/acw_start', '/subscription/{subscription}').replace('/dlv_missing', '/{delivery_id}'))
+      .map((entry) =>
+        entry
+          .replace('/subscription/acw_start', '/subscription/{subscription}')
+          .replace('/dlv_missing', '/{delivery_id}')
+          .replace('/evt_missing', '/{event_id}'),
+      )
       .sort();
     expect(tested).toEqual(documented);
   });
