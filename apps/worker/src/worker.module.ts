@@ -5,6 +5,7 @@ import { HeraldRuntimeModule } from '@herald/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryModule } from './delivery/delivery.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { RetentionJob } from './retention/retention-job';
 
 @Module({})
 export class WorkerModule {
@@ -16,6 +17,7 @@ export class WorkerModule {
         MetricsModule,
         DeliveryModule,
       ],
+      providers: [RetentionJob],
     };
   }
 }

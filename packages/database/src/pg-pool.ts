@@ -69,6 +69,35 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * Runs `work` on one pooled connection while it holds the session-level advisory lock `key`:
+   * for jobs one process at a time should do (retention), whichever process gets there first.
+   * Resolves null without running `work` when another session holds the lock. Each statement
+   * `work` sends commits on its own (no transaction), on the connection that holds the lock — so
+   * it works on the embedded database's single connection too.
+   */
+  async whileHoldingLock<R>(key: number, work: (sql: SqlQuery) => Promise<R>): Promise<R | null> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken ??= error);
+    client.on('error', onError);
+    try {
+      const [{ locked }] = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows;
+      if (!locked) return null;
+      try {
+        return await work(
+          async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
+        );
+      } finally {
+        if (!broken) await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (broken = unlockFailed));
+      }
+    } finally {
+      client.off('error', onError);
+      // A connection whose unlock failed still holds the lock: destroy it, which releases it.
+      client.release(broken ?? false);
+    }
+  }
+
   async onModuleInit(): Promise<void> {
     try {
       await this.pool.query('SELECT 1');

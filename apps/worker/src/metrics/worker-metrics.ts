@@ -1,4 +1,5 @@
 import { AttemptResult } from '@herald/core';
+import type { RemovedRows } from '@herald/database/queue';
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ATTEMPT_OUTCOMES, AttemptOutcome } from '../delivery/attempt-outcome';
@@ -25,8 +26,16 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly retentionRemoved = new Counter({
+    name: 'herald_retention_rows_removed_total',
+    help: 'Rows removed by retention (HERALD_RETENTION_DAYS), by table: deliveries, delivery_attempts, events.',
+    labelNames: ['table'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    for (const table of ['deliveries', 'delivery_attempts', 'events']) this.retentionRemoved.labels({ table }).inc(0);
     // Every outcome from the start at 0, so rate() and alerts see a series before the first event.
     for (const outcome of ATTEMPT_OUTCOMES) this.outcomes.labels({ outcome }).inc(0);
   }
@@ -34,6 +43,12 @@ export class WorkerMetrics {
   recordAttempt(result: AttemptResult): void {
     const response = result.status !== null ? `${Math.floor(result.status / 100)}xx` : (result.error ?? 'network_error');
     this.attempts.observe({ response }, result.durationMs / 1000);
+  }
+
+  recordRetention(removed: RemovedRows): void {
+    this.retentionRemoved.inc({ table: 'deliveries' }, removed.deliveries);
+    this.retentionRemoved.inc({ table: 'delivery_attempts' }, removed.attempts);
+    this.retentionRemoved.inc({ table: 'events' }, removed.events);
   }
 
   recordOutcome(outcome: AttemptOutcome): void {

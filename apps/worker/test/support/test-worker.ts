@@ -9,7 +9,7 @@ import {
   WebhookRepository,
 } from '@herald/database';
 import { cloneDatabase, Row, sql, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { WorkerModule } from '../../src/worker.module';
 
@@ -61,6 +61,12 @@ export class TestWorker {
     if (this.worker) return;
     this.worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(this.config), { logger: false });
     await this.worker.init();
+  }
+
+  /** A provider of the running worker: to do at the test's moment what a timer would do later. */
+  inWorker<T>(token: Type<T>): T {
+    if (!this.worker) throw new Error('the worker is not running');
+    return this.worker.get(token);
   }
 
   /** Stops the worker gracefully; the database and the fixtures stay. */

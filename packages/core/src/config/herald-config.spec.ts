@@ -26,6 +26,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       },
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
+      retention: { days: 30 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
     });
@@ -76,6 +77,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_WORKER_CONCURRENCY', '-4', /HERALD_WORKER_CONCURRENCY/],
     ['HERALD_RATE_LIMIT_BURST', '0', /HERALD_RATE_LIMIT_BURST/],
     ['HERALD_WORKER_METRICS_PORT', '65536', /HERALD_WORKER_METRICS_PORT/],
+    ['HERALD_RETENTION_DAYS', '0', /HERALD_RETENTION_DAYS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
   ])('names %s when it is %p', (name, value, message) => {

@@ -28,6 +28,8 @@ export interface HeraldConfig {
   rateLimit: { perSecond: number; burst: number };
   /** The worker's Prometheus endpoint; 0 turns it off (the api serves /metrics on its own port). */
   metrics: { workerPort: number };
+  /** How long events, finished deliveries and their attempts are kept (PRODUCT.md §11). */
+  retention: { days: number };
   log: { level: LogLevel };
   embedded: { dataDir: string };
 }
@@ -128,6 +130,7 @@ const environmentSchema = z.object({
   HERALD_RATE_LIMIT_PER_SECOND: integer(100, 0, 1_000_000),
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
   HERALD_WORKER_METRICS_PORT: integer(9464, 0, 65_535),
+  HERALD_RETENTION_DAYS: integer(30, 1, 36_500),
   HERALD_LOG_LEVEL: z
     .string()
     .optional()
@@ -175,6 +178,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },
+    retention: { days: e.HERALD_RETENTION_DAYS },
     log: { level: e.HERALD_LOG_LEVEL },
     embedded: { dataDir: e.HERALD_DATA_DIR },
   };

@@ -210,13 +210,20 @@ export class EventRepository {
     eventId: string,
     delivery: { id: string; createdAt: Date; testEventType: string },
   ): Promise<PublishedEventRecord | null> {
-    const [row] = await this.pg.sql<{ event_type: string; delivery_id: string | null }>(REPLAY_SQL, [
-      eventId,
-      scope.applicationId,
-      delivery.id,
-      delivery.createdAt,
-      delivery.testEventType,
-    ]);
+    let row: { event_type: string; delivery_id: string | null } | undefined;
+    try {
+      [row] = await this.pg.sql<{ event_type: string; delivery_id: string | null }>(REPLAY_SQL, [
+        eventId,
+        scope.applicationId,
+        delivery.id,
+        delivery.createdAt,
+        delivery.testEventType,
+      ]);
+    } catch (error) {
+      // Retention removed the event between this statement's read of it and its insert.
+      if (classifyDatabaseError(error) === 'foreign_key_violation') return null;
+      throw error;
+    }
     if (!row) return null;
     if (row.delivery_id) this.notifier.deliveriesCommitted();
     return { eventId, eventType: row.event_type, deliveryIds: row.delivery_id ? [row.delivery_id] : [] };

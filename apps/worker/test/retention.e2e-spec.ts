@@ -1,0 +1,125 @@
+import { PgPool, RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY } from '@herald/database/queue';
+import { Sink } from '@herald/testing';
+import { WorkerMetrics } from '../src/metrics/worker-metrics';
+import { RetentionJob } from '../src/retention/retention-job';
+import { TestWorker } from './support/test-worker';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** PRODUCT.md §11: what is older than HERALD_RETENTION_DAYS goes, in batches; what is unfinished never does. */
+describe('retention', () => {
+  let worker: TestWorker;
+  let sink: Sink;
+  const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
+  const exists = async (table: 'deliveries' | 'events', id: string) =>
+    (await worker.sql(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).length === 1;
+
+  beforeAll(async () => {
+    sink = await new Sink().start();
+    worker = await TestWorker.start({ HERALD_RETENTION_DAYS: '30' });
+  });
+  afterAll(async () => {
+    await worker.close();
+    await sink.close();
+  });
+
+  /** A delivery that was sent (one attempt), then moved to `status`, last changed and created `days` ago. */
+  async function aged(days: number, status: string, app: Awaited<ReturnType<TestWorker['application']>>) {
+    const id = (await worker.publish(app))!;
+    await worker.settled(app, id);
+    const [{ event_id: eventId }] = await worker.sql<{ event_id: string }>('SELECT event_id FROM deliveries WHERE id = $1', [id]);
+    await worker.sql(
+      `UPDATE deliveries SET status = $2::delivery_status, updated_at = $3, created_at = $3,
+              next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + interval '1 year' END,
+              lease_token = CASE WHEN $2 = 'sending' THEN 'someone-else' END,
+              lease_expires_at = CASE WHEN $2 = 'sending' THEN now() + interval '1 year' END
+        WHERE id = $1`,
+      [id, status, daysAgo(days)],
+    );
+    await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [eventId, daysAgo(days)]);
+    return { deliveryId: id, eventId };
+  }
+
+  it('removes finished deliveries, their attempts and their events past the period; keeps the rest', async () => {
+    const app = await worker.application({ url: sink.url() });
+    const succeeded = await aged(31, 'succeeded', app);
+    const failed = await aged(31, 'failed', app);
+    const cancelled = await aged(45, 'cancelled', app);
+    const recent = await aged(29, 'succeeded', app);
+    const pending = await aged(90, 'pending', app);
+    const sending = await aged(90, 'sending', app);
+    // A finished delivery changed recently (a recover, say) keeps its old event.
+    const retried = await aged(40, 'succeeded', app);
+    await worker.sql('UPDATE deliveries SET updated_at = $2 WHERE id = $1', [retried.deliveryId, daysAgo(1)]);
+    // Events that made no delivery (no subscription to them): old goes, recent stays.
+    const unsubscribed = await worker.application({ url: sink.url(), subscriptions: {} });
+    await worker.publish(unsubscribed);
+    await worker.publish(unsubscribed);
+    const [oldLone, recentLone] = await worker.sql<{ id: string }>('SELECT id FROM events WHERE application_id = $1 ORDER BY id', [
+      unsubscribed.applicationId,
+    ]);
+    await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [oldLone.id, daysAgo(31)]);
+    const metrics = worker.inWorker(WorkerMetrics);
+    const before = await metrics.registry.getSingleMetricAsString('herald_retention_rows_removed_total');
+    expect(before).toMatch(/table="deliveries"} 0$/m);
+
+    const removed = await worker.inWorker(RetentionJob).runOnce();
+
+    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4 });
+    for (const gone of [succeeded, failed, cancelled]) {
+      expect(await exists('deliveries', gone.deliveryId)).toBe(false);
+      expect(await exists('events', gone.eventId)).toBe(false);
+      expect(await worker.sql('SELECT 1 FROM delivery_attempts WHERE delivery_id = $1', [gone.deliveryId])).toHaveLength(0);
+    }
+    expect(await exists('events', oldLone.id)).toBe(false);
+    for (const kept of [recent, pending, sending, retried]) {
+      expect(await exists('deliveries', kept.deliveryId)).toBe(true);
+      expect(await exists('events', kept.eventId)).toBe(true);
+    }
+    expect(await worker.sql('SELECT 1 FROM delivery_attempts WHERE delivery_id = $1', [recent.deliveryId])).toHaveLength(1);
+    expect(await exists('events', recentLone.id)).toBe(true);
+    const after = await metrics.registry.getSingleMetricAsString('herald_retention_rows_removed_total');
+    expect(after).toMatch(/table="deliveries"} 3$/m);
+    expect(after).toMatch(/table="delivery_attempts"} 3$/m);
+    expect(after).toMatch(/table="events"} 4$/m);
+
+    // Nothing left to remove: a second pass removes nothing.
+    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({ deliveries: 0, attempts: 0, events: 0 });
+  });
+
+  it(`works through more than one batch (${RETENTION_BATCH_SIZE}) and passes over old events that still wait`, async () => {
+    const app = await worker.application({ url: sink.url() });
+    const waiting = await aged(60, 'pending', app);
+    const count = RETENTION_BATCH_SIZE * 2 + 11;
+    // Old events, each with one finished delivery, built in SQL.
+    await worker.sql(
+      `WITH made AS (
+         INSERT INTO events (id, application_id, event_type, payload, created_at)
+         SELECT 'evt_old' || lpad(n::text, 6, '0'), $1, 'acw_start', '{}', now() - interval '40 days' + n * interval '1 second'
+           FROM generate_series(1, $2::int) AS n
+         RETURNING id, created_at
+       )
+       INSERT INTO deliveries (id, event_id, application_id, event_type, status, created_at, updated_at)
+       SELECT 'dlv' || substr(id, 4), id, $1, 'acw_start', 'succeeded', created_at, created_at FROM made`,
+      [app.applicationId, count],
+    );
+    const removed = await worker.inWorker(RetentionJob).runOnce();
+    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count });
+    expect(await exists('deliveries', waiting.deliveryId)).toBe(true);
+    expect(await exists('events', waiting.eventId)).toBe(true);
+  });
+
+  it('does nothing while another process holds the retention lock', async () => {
+    const app = await worker.application({ url: sink.url() });
+    const old = await aged(31, 'succeeded', app);
+    // The fixtures' own pool stands in for another worker process: its own connection, its own session.
+    const elsewhere = await worker.app.get(PgPool).whileHoldingLock(RETENTION_LOCK_KEY, async () => {
+      expect(await worker.inWorker(RetentionJob).runOnce()).toBeNull();
+      return 'held';
+    });
+    expect(elsewhere).toBe('held');
+    expect(await exists('deliveries', old.deliveryId)).toBe(true);
+    expect(await worker.inWorker(RetentionJob).runOnce()).toMatchObject({ deliveries: 1 });
+    expect(await exists('deliveries', old.deliveryId)).toBe(false);
+  });
+});
