@@ -63,7 +63,7 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
       printItem(await connect(options).post('/admin/applications', body), { json: !!options.json });
     });
 
-  const keys = program.command('keys').alias('api-keys').description('list, read, create and revoke API keys (alias: api-keys)');
+  const keys = program.command('keys').alias('api-keys').description('list, read, create and revoke API keys');
   paged(
     apiCommand(keys, {
       nameAndArgs: 'list',
