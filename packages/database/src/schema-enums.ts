@@ -1,4 +1,4 @@
-import type { ApiKeyScope, BackoffType, DeliveryStatus } from '@herald/core';
+import type { ApiKeyScope, BackoffType, DeliveryStatus, WebhookState } from '@herald/core';
 import type * as Schema from './generated/prisma/enums';
 
 /**
@@ -12,4 +12,5 @@ export type SchemaEnumsMatchCore = [
   Holds<Same<DeliveryStatus, Schema.DeliveryStatus>>,
   Holds<Same<BackoffType, Schema.BackoffType>>,
   Holds<Same<ApiKeyScope, Schema.ApiKeyScope>>,
+  Holds<Same<WebhookState, Schema.WebhookState>>,
 ];
