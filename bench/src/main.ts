@@ -3,6 +3,8 @@ import { apiWrite } from './benchmarks/api-write';
 import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
+import { eventsList } from './benchmarks/events-list';
+import { recover } from './benchmarks/recover';
 import { BenchContext } from './harness/context';
 import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
 
@@ -15,6 +17,8 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'retry-timing': retryTiming,
   memory,
   'worker-scale': workerScale,
+  recover,
+  'events-list': eventsList,
   embedded,
 };
 

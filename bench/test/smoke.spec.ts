@@ -25,7 +25,18 @@ describe('pnpm bench (smoke, --quick)', () => {
 
       const files = readdirSync(resultsDir).sort();
       expect(files).toEqual(
-        ['api-read', 'api-write', 'delivery-latency', 'delivery-throughput', 'embedded', 'memory', 'retry-timing', 'worker-scale']
+        [
+          'api-read',
+          'api-write',
+          'delivery-latency',
+          'delivery-throughput',
+          'embedded',
+          'events-list',
+          'memory',
+          'recover',
+          'retry-timing',
+          'worker-scale',
+        ]
           .map((name) => `${name}.json`)
           .sort(),
       );

@@ -60,6 +60,14 @@ function fromAutocannon(result: AutocannonJson): LoadResult {
   };
 }
 
+/** The raw samples of a paced load, for callers that pool several phases before taking percentiles. */
+export interface PacedSamples {
+  latencies: number[];
+  errors: number;
+  non2xx: number;
+  elapsedMs: number;
+}
+
 /**
  * An open-loop load at a steady rate: request i is due at start + i / rate, and its latency
  * counts from that moment, so a stall shows as the queue it causes (no coordinated omission).
@@ -67,13 +75,31 @@ function fromAutocannon(result: AutocannonJson): LoadResult {
  * which measures queueing behind its own bursts rather than the server at that rate.
  */
 export async function pacedLoad(rate: number, seconds: number, send: (i: number) => Promise<number>): Promise<LoadResult> {
+  return summarise(await pacedSamples(rate, seconds, send));
+}
+
+/**
+ * pacedLoad's samples. With `stop`, no request falls due after it settles (`seconds` is then an
+ * upper bound): the load covers exactly the life of something else, such as one long request.
+ */
+export async function pacedSamples(
+  rate: number,
+  seconds: number,
+  send: (i: number) => Promise<number>,
+  stop?: Promise<unknown>,
+): Promise<PacedSamples> {
   const total = Math.round(rate * seconds);
   const latencies: number[] = [];
   let errors = 0;
   let non2xx = 0;
+  let stopped = false;
+  void stop?.then(
+    () => (stopped = true),
+    () => (stopped = true),
+  );
   const pending: Promise<void>[] = [];
   const origin = performance.now();
-  for (let i = 0; i < total;) {
+  for (let i = 0; i < total && !stopped;) {
     const now = performance.now();
     for (; i < total && origin + (i * 1000) / rate <= now; i++) {
       const due = origin + (i * 1000) / rate;
@@ -90,11 +116,15 @@ export async function pacedLoad(rate: number, seconds: number, send: (i: number)
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await Promise.all(pending);
+  return { latencies, errors, non2xx, elapsedMs: performance.now() - origin };
+}
+
+export function summarise(samples: PacedSamples): LoadResult {
   return {
-    requestsPerSecond: Math.round(latencies.length / ((performance.now() - origin) / 1000)),
-    p50: round(percentile(latencies, 50), 1),
-    p99: round(percentile(latencies, 99), 1),
-    errors,
-    non2xx,
+    requestsPerSecond: Math.round(samples.latencies.length / (samples.elapsedMs / 1000)),
+    p50: round(percentile(samples.latencies, 50), 1),
+    p99: round(percentile(samples.latencies, 99), 1),
+    errors: samples.errors,
+    non2xx: samples.non2xx,
   };
 }

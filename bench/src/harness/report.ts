@@ -21,6 +21,8 @@ export interface BenchResult {
   description: string;
   figures: Figure[];
   notes?: string[];
+  /** Query plans (EXPLAIN output, one line per entry) the figures rest on, printed after the table. */
+  plans?: Record<string, string[]>;
 }
 
 /** Writes bench/results/<name>.json with the machine it ran on and returns the result. */
@@ -57,4 +59,8 @@ export function printTable(results: BenchResult[]): void {
   console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
   for (const row of rows) console.log(line(row));
   for (const result of results) for (const note of result.notes ?? []) console.log(`  ${result.name}: ${note}`);
+  for (const result of results) {
+    for (const [name, lines] of Object.entries(result.plans ?? {}))
+      console.log(`\n${result.name}, ${name}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+  }
 }
