@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { SubscriptionModule } from './subscriptions/subscription.module';
 import { WebhookModule } from './webhooks/webhook.module';
+import { WebhookHealthModule } from './webhook-health/webhook-health.module';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         ErrorCodeModule,
         EventTypeModule,
         WebhookModule,
+        WebhookHealthModule,
         SubscriptionModule,
         EventModule,
         DeliveryLogModule,

@@ -89,6 +89,31 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
     expect(sample(drained, 'herald_delivery_lag_seconds')).toBe(0);
   });
 
+  it('reports paused deliveries and webhooks by state', async () => {
+    const owner = await t.fixtures.tenantWithWebhook();
+    await t.http
+      .put(`/application/${owner.applicationId}/webhook/subscription/acw_start`)
+      .set('Authorization', owner.key)
+      .send({})
+      .expect(200);
+    const before = await scrape();
+    const [active, disabled, paused] = ['active', 'disabled', 'paused'].map((state) =>
+      state === 'paused'
+        ? sample(before, `herald_deliveries_queued{state="paused"}`)!
+        : sample(before, `herald_webhooks{state="${state}"}`)!,
+    );
+    await t.http.post(`/application/${owner.applicationId}/webhook/disable`).set('Authorization', owner.key).expect(200);
+    await t.http
+      .post(`/application/${owner.applicationId}/events`)
+      .set('Authorization', owner.key)
+      .send({ event: 'acw_start', payload: {} })
+      .expect(202);
+    const after = await scrape();
+    expect(sample(after, 'herald_webhooks{state="active"}')).toBe(active - 1);
+    expect(sample(after, 'herald_webhooks{state="disabled"}')).toBe(disabled + 1);
+    expect(sample(after, 'herald_deliveries_queued{state="paused"}')).toBe(paused + 1);
+  });
+
   it('is not rate limited and does not spend any key’s tokens', async () => {
     const limited = await createTestApp({
       databaseUrl: t.db.url,

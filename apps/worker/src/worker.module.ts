@@ -5,7 +5,8 @@ import { HeraldRuntimeModule } from '@herald/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryModule } from './delivery/delivery.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { RetentionJob } from './retention/retention-job';
+import { AutoDisableJob } from './jobs/auto-disable-job';
+import { RetentionJob } from './jobs/retention-job';
 
 @Module({})
 export class WorkerModule {
@@ -17,7 +18,7 @@ export class WorkerModule {
         MetricsModule,
         DeliveryModule,
       ],
-      providers: [RetentionJob],
+      providers: [RetentionJob, AutoDisableJob],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { PgPool, RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY } from '@herald/database/queue';
 import { Sink } from '@herald/testing';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
-import { RetentionJob } from '../src/retention/retention-job';
+import { RetentionJob } from '../src/jobs/retention-job';
 import { TestWorker } from './support/test-worker';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -25,7 +25,7 @@ describe("the worker's Prometheus endpoint (PRODUCT.md §7)", () => {
 
   it('counts attempts by response class and deliveries by outcome, as they happen', async () => {
     const before = await (await fetch(metricsUrl)).text();
-    for (const outcome of ['succeeded', 'failed', 'retry_scheduled', 'cancelled', 'released', 'lease_lost']) {
+    for (const outcome of ['succeeded', 'failed', 'retry_scheduled', 'cancelled', 'paused', 'released', 'lease_lost']) {
       expect(before).toContain(`herald_delivery_outcomes_total{outcome="${outcome}"} 0`);
     }
     const ok = await worker.application({ url: sink.url('/ok') });

@@ -16,3 +16,4 @@ export * from './validation/webhook-headers';
 export * from './validation/webhook-url';
 export * from './webhooks/webhook.dto';
 export * from './common/envelope';
+export * from './webhook-health/webhook-status.dto';

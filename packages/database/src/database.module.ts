@@ -13,6 +13,7 @@ import { EventTypeRepository } from './repositories/event-type.repository';
 import { HealthRepository } from './repositories/health.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
+import { WebhookHealthRepository } from './repositories/webhook-health.repository';
 
 const REPOSITORIES = [
   AccountRepository,
@@ -26,6 +27,7 @@ const REPOSITORIES = [
   HealthRepository,
   SubscriptionRepository,
   WebhookRepository,
+  WebhookHealthRepository,
 ];
 
 /** The api and the worker each import this with their own pool size. */

@@ -19,3 +19,4 @@ export * from './repositories/health.repository';
 export * from './repositories/records';
 export * from './repositories/subscription.repository';
 export * from './repositories/webhook.repository';
+export * from './repositories/webhook-health.repository';

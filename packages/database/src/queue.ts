@@ -7,23 +7,33 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
 import { DeliveryQueueRepository } from './repositories/delivery-queue.repository';
 import { RetentionRepository } from './repositories/retention.repository';
+import { WebhookHealthRepository } from './repositories/webhook-health.repository';
+import { DeliveryNotifier } from './notifications/delivery-notifier';
 
 export * from './notifications/channel-listener';
 export { DELIVERY_CHANNEL } from './notifications/delivery-channel';
 export * from './pg-pool';
 export * from './repositories/delivery-queue.repository';
 export * from './repositories/retention.repository';
+export * from './repositories/webhook-health.repository';
 export type { WebhookRecord } from './repositories/records';
 
-/** The pool, the delivery queue and retention, for the worker. */
+/** The pool, the delivery queue, retention and endpoint health, for the worker. */
 @Module({})
 export class DeliveryQueueModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
     return {
       module: DeliveryQueueModule,
       global: true,
-      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, PgPool, DeliveryQueueRepository, RetentionRepository],
-      exports: [PgPool, DeliveryQueueRepository, RetentionRepository],
+      providers: [
+        { provide: DATABASE_OPTIONS, useValue: options },
+        PgPool,
+        DeliveryNotifier,
+        DeliveryQueueRepository,
+        RetentionRepository,
+        WebhookHealthRepository,
+      ],
+      exports: [PgPool, DeliveryQueueRepository, RetentionRepository, WebhookHealthRepository],
     };
   }
 }

@@ -57,7 +57,7 @@ export class DeliveryLogController {
   @ApiOperation({
     summary: 'Retry a delivery now',
     description:
-      'A finished delivery gets one more attempt (no automatic follow-ups); a pending one has its next attempt brought forward. Cancelled deliveries, and ones with an attempt in flight, answer 409-00.',
+      'A finished delivery gets one more attempt (no automatic follow-ups); a pending one has its next attempt brought forward. Cancelled and paused deliveries, and ones with an attempt in flight, answer 409-00.',
   })
   @ApiParam(DELIVERY_PARAM)
   @ApiAcceptedResponse({ type: DeliveryRetryResponse })

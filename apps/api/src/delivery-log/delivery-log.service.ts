@@ -68,6 +68,12 @@ export class DeliveryLogService {
     if (requested.before === 'cancelled') {
       throw new AppError('CONFLICT', `Delivery ${id} was cancelled; publish the event again to send it.`);
     }
+    if (requested.before === 'paused') {
+      throw new AppError(
+        'CONFLICT',
+        `Delivery ${id} is paused while the webhook is disabled; POST /application/${scope.applicationId}/webhook/enable resumes it.`,
+      );
+    }
     if (requested.before === 'sending') {
       throw new AppError('CONFLICT', `An attempt of delivery ${id} is in flight; its result will be in the log within seconds.`);
     }

@@ -20,6 +20,7 @@ export class ApiMetrics {
     registers: [this.registry],
   });
   private readonly queue: Gauge<'state'>;
+  private readonly webhooks: Gauge<'state'>;
   private readonly lag: Gauge;
   private readonly databaseUp: Gauge;
 
@@ -30,7 +31,13 @@ export class ApiMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.queue = new Gauge({
       name: 'herald_deliveries_queued',
-      help: 'Deliveries not finished, by state: due (waiting for a worker), scheduled (a later retry) or sending.',
+      help: 'Deliveries not finished, by state: due (waiting for a worker), scheduled (a later retry), sending, or paused (their webhook is disabled).',
+      labelNames: ['state'],
+      registers: [this.registry],
+    });
+    this.webhooks = new Gauge({
+      name: 'herald_webhooks',
+      help: 'Webhooks by state: active, or disabled (by hand or after failing for HERALD_DISABLE_AFTER_HOURS).',
       labelNames: ['state'],
       registers: [this.registry],
     });
@@ -71,11 +78,15 @@ export class ApiMetrics {
       this.queue.set({ state: 'due' }, backlog.due);
       this.queue.set({ state: 'scheduled' }, backlog.scheduled);
       this.queue.set({ state: 'sending' }, backlog.sending);
+      this.queue.set({ state: 'paused' }, backlog.paused);
+      this.webhooks.set({ state: 'active' }, backlog.webhooks.active);
+      this.webhooks.set({ state: 'disabled' }, backlog.webhooks.disabled);
       this.lag.set(backlog.oldestDueSeconds);
       this.databaseUp.set(1);
     } catch (error) {
       // Stale figures would mislead: drop the queue's series, make the lag unknown, say why, serve the rest.
       this.queue.reset();
+      this.webhooks.reset();
       this.lag.set(Number.NaN);
       this.databaseUp.set(0);
       this.logger.warn(`the delivery queue could not be read for /metrics: ${(error as Error).message}`);

@@ -26,6 +26,10 @@ export class DeliveryAttempt {
     if (!webhook || (!claimed.ignoresSubscription && !subscription?.active)) {
       return (await this.queue.cancelClaimed(claimed.id, token, this.clock.now())) ? 'cancelled' : 'lease_lost';
     }
+    if (!context.webhookActive) {
+      // Disabled while this delivery waited (or as it was published): kept for when it is enabled.
+      return (await this.queue.pauseClaimed(claimed.id, token, this.clock.now())) ? 'paused' : 'lease_lost';
+    }
 
     const startedAt = this.clock.now();
     const transport = this.transports.get('webhook');

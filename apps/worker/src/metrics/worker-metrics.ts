@@ -14,7 +14,7 @@ export class WorkerMetrics {
   readonly registry = new Registry();
   private readonly outcomes = new Counter({
     name: 'herald_delivery_outcomes_total',
-    help: 'Claimed deliveries by what became of them: succeeded, failed, retry_scheduled, cancelled, released or lease_lost.',
+    help: 'Claimed deliveries by what became of them: succeeded, failed, retry_scheduled, cancelled, paused, released or lease_lost.',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

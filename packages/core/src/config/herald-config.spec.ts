@@ -27,6 +27,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
       retention: { days: 30 },
+      health: { disableAfterHours: 120 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
     });
@@ -78,6 +79,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_RATE_LIMIT_BURST', '0', /HERALD_RATE_LIMIT_BURST/],
     ['HERALD_WORKER_METRICS_PORT', '65536', /HERALD_WORKER_METRICS_PORT/],
     ['HERALD_RETENTION_DAYS', '0', /HERALD_RETENTION_DAYS/],
+    ['HERALD_DISABLE_AFTER_HOURS', '-1', /HERALD_DISABLE_AFTER_HOURS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
   ])('names %s when it is %p', (name, value, message) => {

@@ -30,6 +30,8 @@ export interface HeraldConfig {
   metrics: { workerPort: number };
   /** How long events, finished deliveries and their attempts are kept (PRODUCT.md §11). */
   retention: { days: number };
+  /** Auto-disable (PRODUCT.md §10): hours of nothing but failures before a webhook is disabled; 0 never. */
+  health: { disableAfterHours: number };
   log: { level: LogLevel };
   embedded: { dataDir: string };
 }
@@ -131,6 +133,7 @@ const environmentSchema = z.object({
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
   HERALD_WORKER_METRICS_PORT: integer(9464, 0, 65_535),
   HERALD_RETENTION_DAYS: integer(30, 1, 36_500),
+  HERALD_DISABLE_AFTER_HOURS: integer(120, 0, 87_600),
   HERALD_LOG_LEVEL: z
     .string()
     .optional()
@@ -179,6 +182,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },
     retention: { days: e.HERALD_RETENTION_DAYS },
+    health: { disableAfterHours: e.HERALD_DISABLE_AFTER_HOURS },
     log: { level: e.HERALD_LOG_LEVEL },
     embedded: { dataDir: e.HERALD_DATA_DIR },
   };

@@ -155,12 +155,12 @@ export class DeliveryLogRepository {
     }
   }
 
-  /** Cancels what waits to be sent: every delivery of the application, or only those of one event type. */
+  /** Cancels what waits to be sent (pending or paused): every delivery of the application, or only those of one event type. */
   async cancelPending(scope: ApplicationScope, now: Date, eventType?: string): Promise<number> {
     const { count } = await this.prisma.delivery.updateMany({
       where: {
         applicationId: scope.applicationId,
-        status: 'pending',
+        status: { in: ['pending', 'paused'] },
         ...(eventType === undefined ? {} : { eventType, ignoresSubscription: false }),
       },
       data: { status: 'cancelled', nextAttemptAt: null, updatedAt: now },

@@ -22,6 +22,8 @@ export interface AttemptContextRecord {
   event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string };
   /** null when the webhook has been deleted since the event was published. */
   webhook: WebhookRecord | null;
+  /** False while the webhook is disabled (PRODUCT.md §10): the delivery is paused, not attempted. */
+  webhookActive: boolean;
   /** null when the application no longer subscribes to the event. */
   subscription: { ensureDelivery: boolean; active: boolean } | null;
   /** Secrets valid now, current first. */
@@ -46,7 +48,11 @@ export interface DeliveryBacklog {
   due: number;
   scheduled: number;
   sending: number;
+  /** Kept while their webhook is disabled (PRODUCT.md §10). */
+  paused: number;
   oldestDueSeconds: number;
+  /** Webhooks by state. */
+  webhooks: { active: number; disabled: number };
 }
 
 /** An attempt to record; the database numbers it. */
@@ -62,6 +68,7 @@ type ContextRow = {
   payload: string;
   ensure_delivery: boolean | null;
   active: boolean | null;
+  webhook_state: string | null;
   secrets: string[];
 } & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
@@ -122,7 +129,7 @@ export class DeliveryQueueRepository {
     if (deliveryIds.length === 0) return [];
     const rows = await this.pg.sql<ContextRow>(
       `SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
-              ${webhookColumns('w')},
+              ${webhookColumns('w')}, w.state AS webhook_state,
               s.ensure_delivery, s.active,
               ARRAY(SELECT ws.secret FROM webhook_secrets ws
                      WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
@@ -144,6 +151,7 @@ export class DeliveryQueueRepository {
         payload: row.payload,
       },
       webhook: row.url === null ? null : toWebhookRecord(row),
+      webhookActive: row.webhook_state !== 'disabled',
       subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
       secrets: row.secrets ?? [],
     }));
@@ -171,7 +179,23 @@ export class DeliveryQueueRepository {
                 lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
            FROM input i
           WHERE d.id = i.delivery_id AND d.lease_token = i.token
-         RETURNING d.id, d.attempt_count
+         RETURNING d.id, d.attempt_count, d.application_id
+       ), streaks AS (
+         -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
+         -- ends it; failures extend it from the first one.
+         SELECT f.application_id,
+                max(i.started_at) FILTER (WHERE i.status = 'succeeded') AS succeeded_at,
+                min(i.started_at) FILTER (WHERE i.status <> 'succeeded') AS first_failed_at,
+                count(*) FILTER (WHERE i.status <> 'succeeded') AS failures
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          GROUP BY f.application_id
+       ), health AS (
+         UPDATE webhooks w
+            SET last_success_at = COALESCE(GREATEST(w.last_success_at, s.succeeded_at), w.last_success_at),
+                failing_since = CASE WHEN s.succeeded_at IS NOT NULL THEN NULL ELSE COALESCE(w.failing_since, s.first_failed_at) END,
+                consecutive_failures = CASE WHEN s.succeeded_at IS NOT NULL THEN 0 ELSE w.consecutive_failures + s.failures END
+           FROM streaks s
+          WHERE w.application_id = s.application_id
        )
        INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
@@ -210,6 +234,16 @@ export class DeliveryQueueRepository {
     return rows.length > 0;
   }
 
+  /** Parks a claimed delivery without an attempt: its webhook is disabled (PRODUCT.md §10). Enabling resumes it. */
+  async pauseClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'paused', lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [now, deliveryId, token],
+    );
+    return rows.length > 0;
+  }
+
   /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
   async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
     const rows = await this.pg.sql(
@@ -231,17 +265,28 @@ export class DeliveryQueueRepository {
 
   /**
    * The queue at `now`, for /metrics: deliveries due and not yet claimed, scheduled for a later
-   * retry, and claimed by a worker; and how long the oldest due one has waited (0 when none).
-   * Reads only the pending and sending rows, through the status indexes.
+   * retry, claimed by a worker and paused; how long the oldest due one has waited (0 when
+   * none); and webhooks by state. Reads only unfinished rows, through the status indexes.
    */
   async backlog(now: Date): Promise<DeliveryBacklog> {
-    const [row] = await this.pg.sql<{ due: string; scheduled: string; sending: string; oldest_due_at: Date | null }>(
+    const [row] = await this.pg.sql<{
+      due: string;
+      scheduled: string;
+      sending: string;
+      paused: string;
+      oldest_due_at: Date | null;
+      active_webhooks: string;
+      disabled_webhooks: string;
+    }>(
       `SELECT count(*) FILTER (WHERE status = 'pending' AND next_attempt_at <= $1) AS due,
               count(*) FILTER (WHERE status = 'pending' AND next_attempt_at > $1) AS scheduled,
               count(*) FILTER (WHERE status = 'sending') AS sending,
-              min(next_attempt_at) FILTER (WHERE status = 'pending') AS oldest_due_at
+              count(*) FILTER (WHERE status = 'paused') AS paused,
+              min(next_attempt_at) FILTER (WHERE status = 'pending') AS oldest_due_at,
+              (SELECT count(*) FROM webhooks WHERE state = 'active') AS active_webhooks,
+              (SELECT count(*) FROM webhooks WHERE state = 'disabled') AS disabled_webhooks
          FROM deliveries
-        WHERE status IN ('pending', 'sending')`,
+        WHERE status IN ('pending', 'sending', 'paused')`,
       [now],
     );
     const oldestDueAt = row?.oldest_due_at ?? null;
@@ -249,6 +294,8 @@ export class DeliveryQueueRepository {
       due: Number(row?.due ?? 0),
       scheduled: Number(row?.scheduled ?? 0),
       sending: Number(row?.sending ?? 0),
+      paused: Number(row?.paused ?? 0),
+      webhooks: { active: Number(row?.active_webhooks ?? 0), disabled: Number(row?.disabled_webhooks ?? 0) },
       oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
     };
   }

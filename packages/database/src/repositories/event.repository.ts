@@ -29,6 +29,12 @@ export interface PublishedEventRecord {
 }
 
 /**
+ * A new delivery's status, in a statement that joins the application's webhook as `w`: paused
+ * while the webhook is disabled (PRODUCT.md §10: nothing is dropped), else pending.
+ */
+const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pending' END)::delivery_status`;
+
+/**
  * The event and its delivery (only with a webhook and an active subscription, or for a test
  * ping) as one statement: both rows commit before the caller answers, or neither does. The
  * workers are woken afterwards (DeliveryNotifier). $1 event id, $2 application, $3 type,
@@ -42,7 +48,7 @@ const PUBLISH_SQL = `
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
                             next_attempt_at, created_at, updated_at)
-    SELECT $6, (SELECT id FROM event), $2, $3, 'pending', $7, $5, $5, $5
+    SELECT $6, (SELECT id FROM event), $2, $3, ${INITIAL_STATUS}, $7, $5, $5, $5
       FROM webhooks w
      WHERE w.application_id = $2
        AND ($7 OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = $3 AND s.active))
@@ -66,7 +72,7 @@ const PUBLISH_MANY_SQL = `
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
                             next_attempt_at, created_at, updated_at)
-    SELECT i.delivery_id, i.event_id, i.application_id, i.event_type, 'pending', i.ignores_subscription,
+    SELECT i.delivery_id, i.event_id, i.application_id, i.event_type, ${INITIAL_STATUS}, i.ignores_subscription,
            i.created_at, i.created_at, i.created_at
       FROM input i
       JOIN webhooks w ON w.application_id = i.application_id
@@ -89,7 +95,7 @@ const REPLAY_SQL = `
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
                             next_attempt_at, created_at, updated_at)
-    SELECT $3, e.id, $2, e.event_type, 'pending', e.ignores_subscription, $4, $4, $4
+    SELECT $3, e.id, $2, e.event_type, ${INITIAL_STATUS}, e.ignores_subscription, $4, $4, $4
       FROM event e
       JOIN webhooks w ON w.application_id = $2
      WHERE e.ignores_subscription OR EXISTS (

@@ -1,0 +1,51 @@
+import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
+import { RemovedRows, RetentionRepository } from '@herald/database/queue';
+import { Inject, Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkerMetrics } from '../metrics/worker-metrics';
+import { JobStopped, PeriodicJob } from './periodic-job';
+
+/** How often a worker offers to run retention; only one process at a time does (an advisory lock). */
+export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
+/** A pause between batches: publishing and claiming get the database between two deletes. */
+const PAUSE_BETWEEN_BATCHES_MS = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes what is older than HERALD_RETENTION_DAYS (PRODUCT.md §11): finished deliveries with
+ * their attempts, then events without deliveries — never a pending, paused or in-flight
+ * delivery, nor its event. Runs in every worker; the advisory lock in RetentionRepository makes
+ * the passes of a fleet take turns.
+ */
+@Injectable()
+export class RetentionJob extends PeriodicJob {
+  protected readonly firstDelayMs = 60 * 1000;
+  protected readonly intervalMs = RETENTION_INTERVAL_MS;
+
+  constructor(
+    private readonly retention: RetentionRepository,
+    private readonly metrics: WorkerMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+  ) {
+    super();
+  }
+
+  /** One pass now, batch by batch. Null when another process is running one. */
+  async runOnce(): Promise<RemovedRows | null> {
+    const cutoff = new Date(this.clock.now().getTime() - this.config.retention.days * DAY_MS);
+    const removed = await this.retention.removeOlderThan(cutoff, {
+      afterBatch: async (batch) => {
+        this.metrics.recordRetention(batch);
+        if (this.stopping) throw new JobStopped();
+        await sleep(PAUSE_BETWEEN_BATCHES_MS);
+      },
+    });
+    if (removed && removed.deliveries + removed.events > 0) {
+      this.logger.log(
+        `removed ${removed.deliveries} deliveries (${removed.attempts} attempts) and ${removed.events} events older than ${cutoff.toISOString()}`,
+      );
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,31 @@
+import { DISABLED_REASONS, DisabledReason, WEBHOOK_STATES, WebhookState } from '@herald/core';
+import { ApiProperty } from '@nestjs/swagger';
+import { EnvelopeOf } from '../common/envelope';
+
+/** A webhook's health (PRODUCT.md §10). */
+export class WebhookStatusDto {
+  @ApiProperty({ enum: WEBHOOK_STATES, description: 'disabled: deliveries are paused (kept) until it is enabled again.' })
+  state!: WebhookState;
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' })
+  disabled_at!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: DISABLED_REASONS,
+    description: 'failing: Herald disabled it after HERALD_DISABLE_AFTER_HOURS of nothing but failures; manual: POST …/webhook/disable.',
+  })
+  disabled_reason!: DisabledReason | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'The first failed attempt since the last success.' })
+  failing_since!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' })
+  last_success_at!: string | null;
+
+  @ApiProperty({ type: 'integer', example: 0, description: 'Failed attempts since the last success.' })
+  consecutive_failures!: number;
+}
+
+export class WebhookStatusResponse extends EnvelopeOf(WebhookStatusDto) {}
