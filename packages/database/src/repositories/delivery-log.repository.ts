@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
@@ -13,6 +14,13 @@ import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from '.
  * of a million failures (bench/ recover measures publish latency while one runs).
  */
 export const RECOVER_BATCH_SIZE = 1000;
+
+/**
+ * A pause between two batches of a recover: without it a recover keeps one PostgreSQL backend
+ * busy back to back, and on a small machine publishing waits for the CPU (bench/ recover: publish
+ * p99 up to 5.6× idle without the pause).
+ */
+const RECOVER_PAUSE_MS = 5;
 
 /**
  * One batch of recover: the next failed deliveries of the application created in [since, until)
@@ -152,6 +160,7 @@ export class DeliveryLogRepository {
       }
       if (batch.seen < RECOVER_BATCH_SIZE || batch.last_created_at === null || batch.last_id === null) return requeued;
       after = { createdAt: batch.last_created_at, id: batch.last_id };
+      await sleep(RECOVER_PAUSE_MS);
     }
   }
 
