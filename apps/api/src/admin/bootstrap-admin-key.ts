@@ -1,4 +1,4 @@
-import { Clock, CLOCK, displayPrefix, hashApiKey, HERALD_CONFIG, HeraldConfig } from '@herald/core';
+import { bootstrapKeyLabel, Clock, CLOCK, hashApiKey, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { ApiKeyRepository, BOOTSTRAP_ADMIN_KEY_ID } from '@herald/database';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 
@@ -16,7 +16,7 @@ export class BootstrapAdminKey implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.auth.adminKey;
-    if (key) await this.apiKeys.upsertBootstrapAdmin(hashApiKey(key), displayPrefix(key));
+    if (key) await this.apiKeys.upsertBootstrapAdmin(hashApiKey(key), bootstrapKeyLabel(key));
     else await this.apiKeys.revoke(BOOTSTRAP_ADMIN_KEY_ID, this.clock.now());
   }
 }

@@ -30,3 +30,12 @@ export function hashApiKey(key: string): string {
 export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
+
+/**
+ * How listings show HERALD_ADMIN_KEY. An operator chooses that key (16 characters may be all of
+ * it), so no character of it is shown: `env:` and the start of its SHA-256 tell one bootstrap
+ * key from the next without giving away any of it.
+ */
+export function bootstrapKeyLabel(key: string): string {
+  return `env:${hashApiKey(key).slice(0, 8)}`;
+}
