@@ -17,7 +17,7 @@ export interface HeraldContext {
 const ABOUT_THE_API_COMMANDS = `The commands that manage Herald call the running api like any other client:
   --url <url>   the api (default http://127.0.0.1:$PORT)
   --key <key>   an API key (default $HERALD_ADMIN_KEY): an admin key, or for the
-                webhook and deliveries commands also a key of the application's account
+                webhook, events and deliveries commands also a key of the application's account
   --json        print the api's answer as JSON on stdout, and nothing else there
 Lists are paged: --limit <n>, then --cursor with the cursor the previous page printed.
 Configuration comes from the environment; see the README.`;

@@ -33,6 +33,13 @@ const COMMANDS = [
   ['event-types', 'create'],
   ['webhook'],
   ['webhook', 'get'],
+  ['webhook', 'status'],
+  ['webhook', 'disable'],
+  ['webhook', 'enable'],
+  ['events'],
+  ['events', 'list'],
+  ['events', 'get'],
+  ['events', 'replay'],
   ['deliveries'],
   ['deliveries', 'list'],
   ['deliveries', 'get'],
@@ -114,6 +121,7 @@ describe('herald operator commands', () => {
         'keys|api-keys',
         'event-types',
         'webhook',
+        'events',
         'deliveries',
       ]) {
         expect(stdout).toMatch(new RegExp(`^  ${command.replace('|', '\\|')}\\b`, 'm'));
@@ -414,6 +422,60 @@ describe('herald operator commands', () => {
       expect(await json('deliveries', 'recover', '--application', String(APP), '--since', since, '--key', tenantKey)).toEqual({
         requeued: 0,
       });
+    });
+  });
+
+  describe('an application: its webhook’s health and its events', () => {
+    const APP = 78;
+    let sink: Sink;
+
+    beforeAll(async () => {
+      sink = await new Sink(() => ({ status: 200 })).start();
+      const account = (await api('POST', '/admin/accounts', { name: 'Events' })).body.data.id;
+      expect((await api('POST', '/admin/applications', { id: APP, name: 'Events', account_id: account })).status).toBe(201);
+      expect((await api('PUT', `/application/${APP}/webhook`, { url: sink.url(), retry_enabled: 0 })).status).toBe(200);
+      expect((await api('PUT', `/application/${APP}/webhook/subscription/acw_start`, {})).status).toBe(200);
+    });
+    afterAll(() => sink?.close());
+
+    it('webhook status, disable and enable; a delivery published while disabled waits, then arrives', async () => {
+      expect(readItem((await succeeds('webhook', 'status', '--application', String(APP))).stdout)).toMatchObject({
+        state: 'active',
+        consecutive_failures: '0',
+      });
+      expect(await json('webhook', 'disable', '--application', String(APP))).toMatchObject({
+        state: 'disabled',
+        disabled_reason: 'manual',
+      });
+      const published = await api('POST', `/application/${APP}/events`, { event: 'acw_start', payload: { n: 1 } });
+      const id = published.body.data.deliveries[0];
+      expect((await api('GET', `/application/${APP}/deliveries/${id}`)).body.data.status).toBe('paused');
+      expect(readItem((await succeeds('webhook', 'enable', '--application', String(APP))).stdout)).toMatchObject({ state: 'active' });
+      await waitUntil(
+        async () => (await api('GET', `/application/${APP}/deliveries/${id}`)).body.data.status === 'succeeded',
+        20_000,
+        'the delivery',
+      );
+    });
+
+    it('events list, get and replay, with and without --json', async () => {
+      const published = (await api('POST', `/application/${APP}/events`, { event: 'acw_start', payload: { call: 'c-9' } })).body.data;
+      const { header, rows } = readTable((await succeeds('events', 'list', '--application', String(APP), '--limit', '1')).stdout);
+      expect(header).toEqual(['ID', 'EVENT', 'CREATED', 'IDEMPOTENCY KEY', 'DELIVERIES']);
+      expect(rows).toEqual([
+        { ID: published.id, EVENT: 'acw_start', CREATED: expect.any(String), 'IDEMPOTENCY KEY': '-', DELIVERIES: published.deliveries[0] },
+      ]);
+      const listed = await json('events', 'list', '--application', String(APP), '--event', 'acw_start');
+      expect(listed.data[0]).toMatchObject({ id: published.id, deliveries: published.deliveries });
+      expect(await json('events', 'get', published.id, '--application', String(APP))).toMatchObject({ payload: { call: 'c-9' } });
+      expect(readItem((await succeeds('events', 'get', published.id, '--application', String(APP))).stdout)).toMatchObject({
+        id: published.id,
+        'payload.call': 'c-9',
+      });
+      const received = sink.received.length;
+      const replayed = await json('events', 'replay', published.id, '--application', String(APP));
+      expect(replayed).toEqual({ id: published.id, event: 'acw_start', deliveries: [expect.stringMatching(/^dlv_/)] });
+      await sink.waitFor(received + 1, 20_000);
     });
   });
 

@@ -22,6 +22,14 @@ const ATTEMPT_COLUMNS = [
   column('URL', 'url'),
 ];
 
+const EVENT_COLUMNS = [
+  column('ID'),
+  column('EVENT'),
+  column('CREATED', 'created_at'),
+  column('IDEMPOTENCY KEY', 'idempotency_key'),
+  column('DELIVERIES', 'deliveries'),
+];
+
 const APPLICATION_KEY_HELP = "an admin key, or an API key of the application's account (default $HERALD_ADMIN_KEY)";
 
 type ApplicationOptions = ApiOptions & { application: string };
@@ -33,14 +41,56 @@ function applicationCommand(parent: Command, spec: ApiCommandSpec): Command {
 
 const applicationPath = (options: ApplicationOptions, rest: string) => `/application/${segment(options.application)}${rest}`;
 
-/** The operator's view of one application: its webhook and its delivery log, retries and recovery. */
+/** The operator's view of one application: its webhook and its health, its events, its delivery log, retries and recovery. */
 export function registerDeliveryCommands(program: Command, connect: (options: ApiOptions) => HeraldApi): void {
-  const webhook = program.command('webhook').description("read an application's webhook");
+  const webhook = program.command('webhook').description("read an application's webhook and its health; disable or enable it");
   applicationCommand(webhook, { nameAndArgs: 'get', description: 'read the webhook: URL, retry policy and headers' }).action(
     async (options: ApplicationOptions) => {
       printItem(await connect(options).get(applicationPath(options, '/webhook')), { json: !!options.json });
     },
   );
+  applicationCommand(webhook, {
+    nameAndArgs: 'status',
+    description: 'read its health: active or disabled (why, since when), the failure streak, the last success',
+  }).action(async (options: ApplicationOptions) => {
+    printItem(await connect(options).get(applicationPath(options, '/webhook/status')), { json: !!options.json });
+  });
+  for (const [action, description] of [
+    ['disable', 'stop sending: deliveries are paused (kept) until it is enabled'],
+    ['enable', 'send again: paused deliveries resume, oldest first'],
+  ] as const) {
+    applicationCommand(webhook, { nameAndArgs: action, description }).action(async (options: ApplicationOptions) => {
+      printItem(await connect(options).post(applicationPath(options, `/webhook/${action}`)), { json: !!options.json });
+    });
+  }
+
+  const events = program.command('events').description("an application's events: list, read (with the payload), replay");
+  paged(
+    applicationCommand(events, { nameAndArgs: 'list', description: 'list events, newest first, with their deliveries' }).option(
+      '--event <name>',
+      'only events of this type',
+    ),
+  ).action(async (options: ApplicationOptions & PageOptions & { event?: string }) => {
+    printList(
+      await connect(options).get(applicationPath(options, '/events'), { event: options.event, ...pageQuery(options) }),
+      EVENT_COLUMNS,
+      {
+        json: !!options.json,
+        noun: 'events',
+      },
+    );
+  });
+  applicationCommand(events, { nameAndArgs: 'get <event-id>', description: 'read an event with its payload as stored' }).action(
+    async (id: string, options: ApplicationOptions) => {
+      printItem(await connect(options).get(applicationPath(options, `/events/${segment(id)}`)), { json: !!options.json });
+    },
+  );
+  applicationCommand(events, {
+    nameAndArgs: 'replay <event-id>',
+    description: "deliver the event again, under today's webhook and subscription",
+  }).action(async (id: string, options: ApplicationOptions) => {
+    printItem(await connect(options).post(applicationPath(options, `/events/${segment(id)}/replay`)), { json: !!options.json });
+  });
 
   const deliveries = program.command('deliveries').description("an application's delivery log: list, read, retry, recover");
   paged(
