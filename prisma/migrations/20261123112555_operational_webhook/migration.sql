@@ -18,8 +18,8 @@ CREATE TABLE "operational_webhook" (
 );
 
 -- The events Herald sends to the operational webhook (PRODUCT.md §10). In the catalogue because
--- every event names its type; the api keeps them out of customers' hands (not listed, not
--- publishable, not subscribable).
+-- every event names its type, and the api keeps them out of customers' hands (not listed, not
+-- publishable, not subscribable). No semicolon in these comments: the schema engine splits on them.
 INSERT INTO "event_types" ("name", "description") VALUES
     ('webhook.disabled', 'Operational: an application''s webhook was disabled (by hand, or after failing for HERALD_DISABLE_AFTER_HOURS).'),
     ('webhook.enabled', 'Operational: an application''s webhook was enabled again.'),
