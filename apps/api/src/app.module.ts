@@ -15,6 +15,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { SubscriptionModule } from './subscriptions/subscription.module';
 import { WebhookModule } from './webhooks/webhook.module';
 import { WebhookHealthModule } from './webhook-health/webhook-health.module';
+import { OperationalWebhookModule } from './operational-webhook/operational-webhook.module';
 
 @Module({})
 export class AppModule {
@@ -30,6 +31,7 @@ export class AppModule {
         EventTypeModule,
         WebhookModule,
         WebhookHealthModule,
+        OperationalWebhookModule,
         SubscriptionModule,
         EventModule,
         DeliveryLogModule,

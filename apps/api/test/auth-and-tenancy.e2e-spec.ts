@@ -42,6 +42,10 @@ const ADMIN_ROUTES: Route[] = [
   { method: 'post', path: () => '/admin/api_keys', body: { name: 'x', account_id: 'acc_00000000000000000000000000' } },
   { method: 'delete', path: () => '/admin/api_keys/key_missing' },
   { method: 'post', path: () => '/admin/event_types', body: { name: 'some_event' } },
+  { method: 'put', path: () => '/admin/operational_webhook', body: { url: 'https://ops.example.com/hook' } },
+  { method: 'get', path: () => '/admin/operational_webhook' },
+  { method: 'delete', path: () => '/admin/operational_webhook' },
+  { method: 'get', path: () => '/admin/operational_webhook/secret' },
 ];
 
 const describeRoute = (route: Route) => `${route.method.toUpperCase()} ${route.path('{id}')}`;

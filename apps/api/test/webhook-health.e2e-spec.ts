@@ -1,3 +1,4 @@
+import { UlidIdGenerator } from '@herald/core';
 import { WebhookHealthRepository } from '@herald/database';
 import { sql } from '@herald/database/testing';
 import { createTestApp, TestApp } from './support/test-app';
@@ -5,6 +6,8 @@ import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
 
 const HOUR_MS = 60 * 60 * 1000;
+const ids = new UlidIdGenerator();
+const noticeIds = () => ({ eventId: ids.next('evt'), deliveryId: ids.next('dlv') });
 
 /** PRODUCT.md §10: endpoint state; disabling pauses deliveries (none dropped), enabling resumes them. */
 describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
@@ -116,7 +119,7 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
     await failingFor(failing, 120, 10);
     const waiting = await publish(failing);
 
-    const disabled = await health.disableFailing(now, threshold, 10);
+    const disabled = await health.disableFailing(now, threshold, 10, noticeIds);
 
     expect(disabled).toEqual([failing.applicationId]);
     expect(await statuses([waiting])).toEqual(['paused']);
@@ -131,7 +134,7 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
       expect((await t.http.get(route(kept, 'status')).set(auth(kept))).body.data.state).toBe('active');
     }
     // Checking again disables nothing more.
-    expect(await health.disableFailing(now, threshold, 10)).toEqual([]);
+    expect(await health.disableFailing(now, threshold, 10, noticeIds)).toEqual([]);
   });
 
   it('answers 404-02 without a webhook and 403-03 to another account', async () => {

@@ -1,9 +1,14 @@
+import { UlidIdGenerator } from '@herald/core';
+import { DeliveryLogRepository, OperationalWebhookRepository } from '@herald/database';
 import { WebhookHealthRepository } from '@herald/database/queue';
+import { Webhook } from 'standardwebhooks';
 import { Sink } from '@herald/testing';
 import { AutoDisableJob } from '../src/jobs/auto-disable-job';
 import { TestWorker } from './support/test-worker';
 
 const HOUR_MS = 60 * 60 * 1000;
+const ids = new UlidIdGenerator();
+const noticeIds = () => ({ eventId: ids.next('evt'), deliveryId: ids.next('dlv') });
 
 /** PRODUCT.md §10 in the worker: the failure streak it keeps, deliveries it pauses, and auto-disable. */
 describe('endpoint health in the worker', () => {
@@ -64,7 +69,7 @@ describe('endpoint health in the worker', () => {
     expect((await worker.settled(app, id, ['paused'])).attemptCount).toBe(0);
     expect(sink.received).toHaveLength(received);
 
-    await worker.app.get(WebhookHealthRepository).enable(app, new Date());
+    await worker.app.get(WebhookHealthRepository).enable(app, new Date(), noticeIds);
     expect((await worker.settled(app, id)).status).toBe('succeeded');
     expect(sink.received).toHaveLength(received + 1);
   });
@@ -85,5 +90,78 @@ describe('endpoint health in the worker', () => {
     expect(disabled).not.toContain(other.applicationId);
     expect((await streak(app.applicationId)).state).toBe('disabled');
     expect((await streak(other.applicationId)).state).toBe('active');
+  });
+
+  describe('notices to the operational webhook', () => {
+    let ops: Sink;
+    let opsSecret: string;
+    const received = (type: string) => ops.received.map((request) => JSON.parse(request.body)).filter((body) => body.type === type);
+
+    beforeAll(async () => {
+      ops = await new Sink().start();
+      const operational = worker.app.get(OperationalWebhookRepository);
+      await operational.upsert(
+        { url: ops.url('/ops'), headers: { 'X-Ops': 'yes' } },
+        'whsec_' + Buffer.alloc(32, 7).toString('base64'),
+        new Date(),
+      );
+      opsSecret = (await operational.secret())!;
+    });
+    afterAll(async () => {
+      await worker.app.get(OperationalWebhookRepository).delete(new Date());
+      await ops.close();
+    });
+
+    it('delivery.exhausted when a delivery fails for good, signed with the operational secret; not again for a manual retry', async () => {
+      answer = 500;
+      const app = await worker.application({ url: sink.url(), retryEnabled: 0 });
+      const id = (await worker.publish(app))!;
+      await worker.settled(app, id);
+      const [request] = await ops.waitFor(1, 15_000);
+      expect(request.headers['x-ops']).toBe('yes');
+      const body = new Webhook(opsSecret).verify(request.body, request.headers as Record<string, string>) as { type: string; data: object };
+      expect(body.type).toBe('delivery.exhausted');
+      const [{ event_id: eventId }] = await worker.sql<{ event_id: string }>('SELECT event_id FROM deliveries WHERE id = $1', [id]);
+      expect(body.data).toEqual({
+        application_id: app.applicationId,
+        delivery_id: id,
+        event_id: eventId,
+        event: 'acw_start',
+        attempts: 1,
+        reason: 'http_500',
+      });
+      // The operator's notice does not count in the application's failure streak.
+      expect((await streak(app.applicationId)).consecutive_failures).toBe(1);
+
+      await worker.app.get(DeliveryLogRepository).requestAttempt(app, id, new Date());
+      await worker.settled(app, id);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(received('delivery.exhausted').filter((notice) => notice.data.delivery_id === id)).toHaveLength(1);
+    });
+
+    it('webhook.disabled from auto-disable, with the failure streak that caused it', async () => {
+      const app = await worker.application({ url: sink.url() });
+      await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 12 WHERE application_id = $1', [
+        app.applicationId,
+        new Date(Date.now() - 200 * HOUR_MS),
+      ]);
+      expect(await worker.inWorker(AutoDisableJob).runOnce()).toContain(app.applicationId);
+      await waitForNotice('webhook.disabled', app.applicationId);
+      const [notice] = received('webhook.disabled').filter((n) => n.data.application_id === app.applicationId);
+      expect(notice.data).toEqual({
+        application_id: app.applicationId,
+        reason: 'failing',
+        failing_since: expect.any(String),
+        consecutive_failures: 12,
+      });
+    });
+
+    async function waitForNotice(type: string, applicationId: number): Promise<void> {
+      const deadline = Date.now() + 15_000;
+      while (!received(type).some((notice) => notice.data.application_id === applicationId)) {
+        if (Date.now() > deadline) throw new Error(`no ${type} for application ${applicationId}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   });
 });

@@ -17,3 +17,4 @@ export * from './validation/webhook-url';
 export * from './webhooks/webhook.dto';
 export * from './common/envelope';
 export * from './webhook-health/webhook-status.dto';
+export * from './operational-webhook/operational-webhook.dto';

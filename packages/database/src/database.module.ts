@@ -14,6 +14,7 @@ import { HealthRepository } from './repositories/health.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { WebhookHealthRepository } from './repositories/webhook-health.repository';
+import { OperationalWebhookRepository } from './repositories/operational-webhook.repository';
 
 const REPOSITORIES = [
   AccountRepository,
@@ -28,6 +29,7 @@ const REPOSITORIES = [
   SubscriptionRepository,
   WebhookRepository,
   WebhookHealthRepository,
+  OperationalWebhookRepository,
 ];
 
 /** The api and the worker each import this with their own pool size. */

@@ -20,3 +20,4 @@ export * from './repositories/records';
 export * from './repositories/subscription.repository';
 export * from './repositories/webhook.repository';
 export * from './repositories/webhook-health.repository';
+export * from './repositories/operational-webhook.repository';

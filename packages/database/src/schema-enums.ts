@@ -1,4 +1,4 @@
-import type { ApiKeyScope, BackoffType, DeliveryStatus, WebhookState } from '@herald/core';
+import type { ApiKeyScope, BackoffType, DeliveryDestination, DeliveryStatus, WebhookState } from '@herald/core';
 import type * as Schema from './generated/prisma/enums';
 
 /**
@@ -13,4 +13,5 @@ export type SchemaEnumsMatchCore = [
   Holds<Same<BackoffType, Schema.BackoffType>>,
   Holds<Same<ApiKeyScope, Schema.ApiKeyScope>>,
   Holds<Same<WebhookState, Schema.WebhookState>>,
+  Holds<Same<DeliveryDestination, Schema.DeliveryDestination>>,
 ];

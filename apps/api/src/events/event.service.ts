@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, TEST_EVENT_TYPE } from '@herald/core';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, isOperationalEventType, TEST_EVENT_TYPE } from '@herald/core';
 import {
   AppError,
   DEFAULT_PAGE_SIZE,
@@ -36,6 +36,8 @@ export class EventService {
 
   /** Stores the event and its delivery (when subscribed) before answering: an accepted event is never lost. */
   async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
+    // Herald's own notices to the operator: in the catalogue table, never the platform's to publish.
+    if (isOperationalEventType(request.event)) throw Errors.unknownEventType(request.event, 'event');
     const payload = JSON.stringify(request.payload);
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
       throw new AppError('PAYLOAD_TOO_LARGE', `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`, {

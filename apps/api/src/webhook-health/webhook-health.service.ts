@@ -1,4 +1,4 @@
-import { Clock, CLOCK } from '@herald/core';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator } from '@herald/core';
 import { Errors, WebhookStatusDto } from '@herald/contracts';
 import { ApplicationScope, WebhookHealthRepository, WebhookStatusRecord } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
@@ -8,18 +8,22 @@ export class WebhookHealthService {
   constructor(
     private readonly health: WebhookHealthRepository,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
+
+  /** Ids for the operational webhook's notice of a state change. */
+  private readonly noticeIds = () => ({ eventId: this.ids.next('evt'), deliveryId: this.ids.next('dlv') });
 
   async status(scope: ApplicationScope): Promise<WebhookStatusDto> {
     return toDto(scope, await this.health.status(scope));
   }
 
   async disable(scope: ApplicationScope): Promise<WebhookStatusDto> {
-    return toDto(scope, await this.health.disable(scope, 'manual', this.clock.now()));
+    return toDto(scope, await this.health.disable(scope, 'manual', this.clock.now(), this.noticeIds));
   }
 
   async enable(scope: ApplicationScope): Promise<WebhookStatusDto> {
-    return toDto(scope, await this.health.enable(scope, this.clock.now()));
+    return toDto(scope, await this.health.enable(scope, this.clock.now(), this.noticeIds));
   }
 }
 

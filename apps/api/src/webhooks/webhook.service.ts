@@ -6,13 +6,13 @@ import {
   generateWebhookSecret,
   ID_GENERATOR,
   IdGenerator,
-  ipLiteralHost,
   retrySchedule,
   ROTATED_SECRET_GRACE_SECONDS,
 } from '@herald/core';
-import { AppError, Errors, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
+import { Errors, RetryScheduleDto, UpsertWebhookRequest, WebhookConfigDto } from '@herald/contracts';
 import { ApplicationScope, DeliveryLogRepository, WebhookRecord, WebhookRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { assertPublicDestination } from './destination-check';
 import { toWebhookDto } from './webhook.mapper';
 
 @Injectable()
@@ -79,13 +79,7 @@ export class WebhookService {
    * because what it resolves to can change.
    */
   private assertDestinationAllowed(url: string): void {
-    const ip = ipLiteralHost(url);
-    const refusal = ip === null ? null : this.destinations.refusalReason(ip);
-    if (refusal) {
-      throw new AppError('URL_NOT_ALLOWED', `The webhook URL's host ${refusal}; Herald only delivers to public addresses.`, {
-        details: [{ field: 'url', message: `${refusal}; only public addresses are allowed` }],
-      });
-    }
+    assertPublicDestination(this.destinations, url);
   }
 
   private async require<T>(scope: ApplicationScope, pending: Promise<T | null>): Promise<T> {

@@ -32,8 +32,8 @@ export class DeliveryAttempt {
     }
 
     const startedAt = this.clock.now();
-    const transport = this.transports.get('webhook');
-    if (!transport) throw new Error('DeliveryModule registers no transport for webhooks');
+    const transport = this.transports.get(context.destination);
+    if (!transport) throw new Error(`DeliveryModule registers no transport for ${context.destination} destinations`);
     const { result, target, requestHeaders } = await transport.send({ ...context, webhook }, startedAt, shutdown);
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
@@ -67,6 +67,11 @@ export class DeliveryAttempt {
         nextAttemptAt,
         requestHeaders,
       },
+      // A customer's delivery that fails for good on its schedule tells the operator (a manual
+      // retry or a recover failing again does not tell again).
+      step.status === 'failed' && context.destination === 'webhook' && !claimed.manualAttempt
+        ? { eventId: this.ids.next('evt'), deliveryId: this.ids.next('dlv') }
+        : null,
     );
     if (!recorded) return 'lease_lost';
     return step.status === 'pending' ? 'retry_scheduled' : step.status;

@@ -27,12 +27,18 @@ import { WebhookSender } from './transports/http-webhook/webhook-sender';
         return new WebhookSender(agent, timeoutMs);
       },
     },
-    HttpWebhookTransport,
     {
-      // One entry per destination kind; DeliveryAttempt picks by kind.
+      // One entry per destination kind; DeliveryAttempt picks by kind. The operator's endpoint
+      // gets the same signed POST as an application's webhook (PRODUCT.md §10).
       provide: DELIVERY_TRANSPORTS,
-      inject: [HttpWebhookTransport],
-      useFactory: (...transports: DeliveryTransport[]) => new Map(transports.map((transport) => [transport.kind, transport])),
+      inject: [WebhookSender],
+      useFactory: (sender: WebhookSender) => {
+        const transports: DeliveryTransport[] = [
+          new HttpWebhookTransport(sender, 'webhook'),
+          new HttpWebhookTransport(sender, 'operational'),
+        ];
+        return new Map(transports.map((transport) => [transport.kind, transport]));
+      },
     },
     DeliveryAttempt,
     DeliveryLoop,

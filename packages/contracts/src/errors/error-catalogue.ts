@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   ERROR_CODE_NOT_FOUND: { code: '404-04', message: 'Error code not found.' },
   DELIVERY_NOT_FOUND: { code: '404-05', message: 'Delivery or event not found.' },
   ACCOUNT_OR_KEY_NOT_FOUND: { code: '404-06', message: 'Account or API key not found.' },
+  OPERATIONAL_WEBHOOK_NOT_CONFIGURED: { code: '404-07', message: 'No operational webhook is configured.' },
   METHOD_NOT_ALLOWED: { code: '405-00', message: 'Method not allowed.' },
   CONFLICT: { code: '409-00', message: 'Conflict with the current state of a resource.' },
   REQUEST_TIMEOUT: { code: '408-00', message: 'The request was not received in time.' },

@@ -15,3 +15,7 @@ export type WebhookState = (typeof WEBHOOK_STATES)[number];
 /** Why a webhook is disabled. */
 export const DISABLED_REASONS = ['failing', 'manual'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/** Where a delivery goes: the application's webhook, or the operator's operational webhook. */
+export const DELIVERY_DESTINATIONS = ['webhook', 'operational'] as const;
+export type DeliveryDestination = (typeof DELIVERY_DESTINATIONS)[number];

@@ -35,7 +35,7 @@ const RECOVER_PAUSE_MS = 5;
 const RECOVER_BATCH_SQL = `
   WITH batch AS (
     SELECT id, created_at FROM deliveries
-     WHERE application_id = $1 AND status = 'failed'
+     WHERE application_id = $1 AND status = 'failed' AND destination = 'webhook'
        AND created_at >= $2 AND created_at < $3
        AND (created_at, id) > ($4::timestamptz, $5::text)
        AND ($8::text IS NULL OR event_type = $8)
@@ -76,7 +76,8 @@ export class DeliveryLogRepository {
   ): Promise<Page<DeliveryRecord>> {
     const values: unknown[] = [scope.applicationId, limit + 1];
     // Only the conditions asked for, so the planner always sees one simple (application_id, id) range.
-    const conditions = ['application_id = $1'];
+    // The application's own deliveries: notices to the operator's endpoint are not the customer's.
+    const conditions = ['application_id = $1', "destination = 'webhook'"];
     if (filter.status) conditions.push(`status = $${values.push(filter.status)}::delivery_status`);
     if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
     if (before) conditions.push(`id < $${values.push(before)}`);
@@ -94,7 +95,7 @@ export class DeliveryLogRepository {
 
   async find(scope: ApplicationScope, id: string): Promise<(DeliveryRecord & { attempts: DeliveryAttemptRecord[] }) | null> {
     return this.prisma.delivery.findFirst({
-      where: { id, applicationId: scope.applicationId },
+      where: { id, applicationId: scope.applicationId, destination: 'webhook' },
       select: {
         ...DELIVERY_SELECT,
         attempts: {
@@ -124,7 +125,7 @@ export class DeliveryLogRepository {
   async requestAttempt(scope: ApplicationScope, id: string, now: Date): Promise<{ before: DeliveryStatus; after: DeliveryRecord } | null> {
     return this.pg.transaction(async (sql) => {
       const [current] = await sql<DeliveryRecord>(
-        `SELECT ${deliveryColumns('deliveries')} FROM deliveries WHERE id = $1 AND application_id = $2 FOR UPDATE`,
+        `SELECT ${deliveryColumns('deliveries')} FROM deliveries WHERE id = $1 AND application_id = $2 AND destination = 'webhook' FOR UPDATE`,
         [id, scope.applicationId],
       );
       if (!current) return null;
@@ -169,6 +170,7 @@ export class DeliveryLogRepository {
     const { count } = await this.prisma.delivery.updateMany({
       where: {
         applicationId: scope.applicationId,
+        destination: 'webhook',
         status: { in: ['pending', 'paused'] },
         ...(eventType === undefined ? {} : { eventType, ignoresSubscription: false }),
       },

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '@herald/core';
+import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
 import { PgPool } from '../pg-pool';
@@ -24,6 +24,8 @@ export interface AttemptContextRecord {
   webhook: WebhookRecord | null;
   /** False while the webhook is disabled (PRODUCT.md §10): the delivery is paused, not attempted. */
   webhookActive: boolean;
+  /** The application's webhook, or the operator's (then `webhook` is the operational webhook's, with the default retry policy). */
+  destination: DeliveryDestination;
   /** null when the application no longer subscribes to the event. */
   subscription: { ensureDelivery: boolean; active: boolean } | null;
   /** Secrets valid now, current first. */
@@ -41,6 +43,16 @@ interface FinishItem {
   token: string;
   outcome: FinishOutcome;
   attempt: NewAttemptRecord;
+  exhaustedNotice: ExhaustedNoticeIds | null;
+}
+
+/**
+ * Ids for the `delivery.exhausted` notice of a delivery that fails for good on this attempt
+ * (PRODUCT.md §10); queued with the attempt, and only when an operational webhook is configured.
+ */
+export interface ExhaustedNoticeIds {
+  eventId: string;
+  deliveryId: string;
 }
 
 /** The queue as /metrics reports it (DeliveryQueueRepository.backlog). */
@@ -70,6 +82,10 @@ type ContextRow = {
   active: boolean | null;
   webhook_state: string | null;
   secrets: string[];
+  destination: DeliveryDestination;
+  operational_url: string | null;
+  operational_headers: unknown;
+  operational_secret: string | null;
 } & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
 /**
@@ -128,58 +144,56 @@ export class DeliveryQueueRepository {
   async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
     const rows = await this.pg.sql<ContextRow>(
-      `SELECT d.id AS delivery_id, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at, e.payload,
-              ${webhookColumns('w')}, w.state AS webhook_state,
+      `SELECT d.id AS delivery_id, d.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
+              e.payload, ${webhookColumns('w')}, w.state AS webhook_state,
               s.ensure_delivery, s.active,
               ARRAY(SELECT ws.secret FROM webhook_secrets ws
                      WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
-                     ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets
+                     ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
+              ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret
          FROM deliveries d
          JOIN events e ON e.id = d.event_id
-         LEFT JOIN webhooks w ON w.application_id = d.application_id
-         LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type
+         LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
+         LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type AND d.destination = 'webhook'
+         LEFT JOIN operational_webhook ow ON d.destination = 'operational'
         WHERE d.id = ANY($2::text[])`,
       [now, deliveryIds],
     );
-    return rows.map((row) => ({
-      deliveryId: row.delivery_id,
-      event: {
-        id: row.event_id,
-        type: row.event_type,
-        applicationId: Number(row.application_id),
-        createdAt: row.event_created_at,
-        payload: row.payload,
-      },
-      webhook: row.url === null ? null : toWebhookRecord(row),
-      webhookActive: row.webhook_state !== 'disabled',
-      subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
-      secrets: row.secrets ?? [],
-    }));
+    return rows.map((row) => (row.destination === 'operational' ? toOperationalContext(row) : toWebhookContext(row)));
   }
 
   /**
    * Records the attempt and moves the delivery on (succeeded, failed, or pending for a retry).
    * False when the lease was lost: another worker owns the delivery now and nothing is written.
-   * Attempts finishing together are recorded in one statement (see Batcher).
+   * Attempts finishing together are recorded in one statement (see Batcher). With
+   * `exhaustedNotice`, a delivery that ends `failed` queues `delivery.exhausted` for the
+   * operational webhook in that statement too.
    */
-  async finish(deliveryId: string, token: string, outcome: FinishOutcome, attempt: NewAttemptRecord): Promise<boolean> {
-    return this.finishes.submit({ deliveryId, token, outcome, attempt });
+  async finish(
+    deliveryId: string,
+    token: string,
+    outcome: FinishOutcome,
+    attempt: NewAttemptRecord,
+    exhaustedNotice: ExhaustedNoticeIds | null = null,
+  ): Promise<boolean> {
+    return this.finishes.submit({ deliveryId, token, outcome, attempt, exhaustedNotice });
   }
 
   private async finishMany(items: FinishItem[]): Promise<boolean[]> {
     const rows = await this.pg.sql<{ delivery_id: string }>(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[])
+                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
+                              $14::text[], $15::text[])
            AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
-                response_status, response_excerpt, error, request_headers)
+                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
        ), finished AS (
          UPDATE deliveries d
             SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
                 lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
            FROM input i
           WHERE d.id = i.delivery_id AND d.lease_token = i.token
-         RETURNING d.id, d.attempt_count, d.application_id
+         RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
        ), streaks AS (
          -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
          -- ends it; failures extend it from the first one.
@@ -188,6 +202,7 @@ export class DeliveryQueueRepository {
                 min(i.started_at) FILTER (WHERE i.status <> 'succeeded') AS first_failed_at,
                 count(*) FILTER (WHERE i.status <> 'succeeded') AS failures
            FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE f.destination = 'webhook'
           GROUP BY f.application_id
        ), health AS (
          UPDATE webhooks w
@@ -196,6 +211,23 @@ export class DeliveryQueueRepository {
                 consecutive_failures = CASE WHEN s.succeeded_at IS NOT NULL THEN 0 ELSE w.consecutive_failures + s.failures END
            FROM streaks s
           WHERE w.application_id = s.application_id
+       ), exhausted AS (
+         -- delivery.exhausted for the operational webhook (PRODUCT.md §10), when there is one.
+         SELECT i.notice_event_id, i.notice_delivery_id, i.finished_at, f.application_id,
+                json_build_object('application_id', f.application_id, 'delivery_id', f.id, 'event_id', f.event_id,
+                                  'event', f.event_type, 'attempts', f.attempt_count,
+                                  'reason', COALESCE(i.error, 'http_' || i.response_status))::text AS payload
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE i.notice_event_id IS NOT NULL AND f.destination = 'webhook' AND EXISTS (SELECT 1 FROM operational_webhook)
+       ), exhausted_event AS (
+         INSERT INTO events (id, application_id, event_type, payload, created_at)
+         SELECT notice_event_id, application_id, 'delivery.exhausted', payload, finished_at FROM exhausted
+       ), exhausted_delivery AS (
+         INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
+                                 next_attempt_at, created_at, updated_at)
+         SELECT notice_delivery_id, notice_event_id, application_id, 'delivery.exhausted', 'pending', 'operational', true,
+                finished_at, finished_at, finished_at
+           FROM exhausted
        )
        INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
@@ -218,6 +250,8 @@ export class DeliveryQueueRepository {
         items.map((i) => i.attempt.error),
         // As text, cast to json in SQL: the header order the customer wrote is kept.
         items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
+        items.map((i) => i.exhaustedNotice?.eventId ?? null),
+        items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
       ],
     );
     const recorded = new Set(rows.map((row) => row.delivery_id));
@@ -299,4 +333,53 @@ export class DeliveryQueueRepository {
       oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
     };
   }
+}
+
+function eventOf(row: ContextRow): AttemptContextRecord['event'] {
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    applicationId: Number(row.application_id),
+    createdAt: row.event_created_at,
+    payload: row.payload,
+  };
+}
+
+function toWebhookContext(row: ContextRow): AttemptContextRecord {
+  return {
+    deliveryId: row.delivery_id,
+    destination: 'webhook',
+    event: eventOf(row),
+    webhook: row.url === null ? null : toWebhookRecord(row),
+    webhookActive: row.webhook_state !== 'disabled',
+    subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
+    secrets: row.secrets ?? [],
+  };
+}
+
+/**
+ * A notice for the operator's endpoint: its URL, headers and secret, the default retry policy
+ * (PRODUCT.md §10), delivered at least once (as `ensure_delivery`) and never paused (the
+ * application's webhook state is not its business). No endpoint (it was removed): no webhook,
+ * and the attempt cancels the delivery.
+ */
+function toOperationalContext(row: ContextRow): AttemptContextRecord {
+  const headers = typeof row.operational_headers === 'string' ? JSON.parse(row.operational_headers) : row.operational_headers;
+  return {
+    deliveryId: row.delivery_id,
+    destination: 'operational',
+    event: eventOf(row),
+    webhook:
+      row.operational_url === null
+        ? null
+        : {
+            url: row.operational_url,
+            retryEnabled: 1,
+            retryPolicy: { ...DEFAULT_RETRY_POLICY },
+            headers: (headers ?? {}) as Record<string, string>,
+          },
+    webhookActive: true,
+    subscription: { ensureDelivery: true, active: true },
+    secrets: row.operational_secret === null ? [] : [row.operational_secret],
+  };
 }

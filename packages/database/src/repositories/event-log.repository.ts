@@ -1,3 +1,4 @@
+import { OPERATIONAL_EVENT_TYPES } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
 import { ApplicationScope, Page, StoredEventRecord } from './records';
@@ -23,8 +24,9 @@ export class EventLogRepository {
     limit: number,
     before: string | null,
   ): Promise<Page<Omit<StoredEventRecord, 'payload'>>> {
-    const values: unknown[] = [scope.applicationId, limit + 1];
-    const conditions = ['e.application_id = $1'];
+    const values: unknown[] = [scope.applicationId, limit + 1, OPERATIONAL_EVENT_TYPES];
+    // Herald's notices about the application are the operator's, not the customer's.
+    const conditions = ['e.application_id = $1', 'e.event_type <> ALL($3::text[])'];
     if (filter.eventType) conditions.push(`e.event_type = $${values.push(filter.eventType)}`);
     if (before) conditions.push(`e.id < $${values.push(before)}`);
     const rows = await this.pg.sql<Omit<StoredEventRecord, 'payload'>>(
@@ -41,8 +43,8 @@ export class EventLogRepository {
 
   async find(scope: ApplicationScope, id: string): Promise<StoredEventRecord | null> {
     const [row] = await this.pg.sql<StoredEventRecord>(
-      `SELECT ${EVENT_SUMMARY_COLUMNS}, e.payload FROM events e WHERE e.id = $1 AND e.application_id = $2`,
-      [id, scope.applicationId],
+      `SELECT ${EVENT_SUMMARY_COLUMNS}, e.payload FROM events e WHERE e.id = $1 AND e.application_id = $2 AND e.event_type <> ALL($3::text[])`,
+      [id, scope.applicationId, OPERATIONAL_EVENT_TYPES],
     );
     return row ?? null;
   }

@@ -1,3 +1,4 @@
+import { OPERATIONAL_EVENT_TYPES, isOperationalEventType } from '@herald/core';
 import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
@@ -8,10 +9,14 @@ import { EventTypeRecord, Page } from './records';
 export class EventTypeRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Event types by name; the cursor is the last name of the previous page. */
+  /**
+   * The customers' event types by name (Herald's operational notices are in the table, for the
+   * events that name them, but not theirs); the cursor is the last name of the previous page.
+   */
   async list(limit: number, after: string | null): Promise<Page<EventTypeRecord>> {
+    const notOperational = { notIn: [...OPERATIONAL_EVENT_TYPES] };
     const rows = await this.prisma.eventType.findMany({
-      where: after === null ? {} : { name: { gt: after } },
+      where: { name: after === null ? notOperational : { ...notOperational, gt: after } },
       orderBy: { name: 'asc' },
       take: limit + 1,
       select: { name: true, description: true },
@@ -20,7 +25,9 @@ export class EventTypeRepository {
     return { items, nextCursor: rows.length > limit ? items[items.length - 1].name : null };
   }
 
+  /** Whether customers may use `name` (subscribe to it, publish it). */
   async exists(name: string): Promise<boolean> {
+    if (isOperationalEventType(name)) return false;
     return (await this.prisma.eventType.count({ where: { name } })) > 0;
   }
 

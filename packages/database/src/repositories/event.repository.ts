@@ -1,3 +1,4 @@
+import { OPERATIONAL_EVENT_TYPES } from '@herald/core';
 import { AppError, Errors } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
@@ -86,12 +87,14 @@ const PUBLISH_MANY_SQL = `
 /**
  * A new delivery of a stored event under today's webhook and subscription, exactly as a publish
  * of it now would make one (a test ping ignores subscriptions, as when it was sent). The first
- * row says whether the event exists at all. $1 event id, $2 application, $3 delivery id, $4 time,
- * $5 the test ping's event type.
+ * row says whether the event exists at all (Herald's operational notices are not replayable).
+ * $1 event id, $2 application, $3 delivery id, $4 time, $5 the test ping's event type,
+ * $6 the operational event types.
  */
 const REPLAY_SQL = `
   WITH event AS (
-    SELECT id, event_type, event_type = $5 AS ignores_subscription FROM events WHERE id = $1 AND application_id = $2
+    SELECT id, event_type, event_type = $5 AS ignores_subscription FROM events
+     WHERE id = $1 AND application_id = $2 AND event_type <> ALL($6::text[])
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
                             next_attempt_at, created_at, updated_at)
@@ -224,6 +227,7 @@ export class EventRepository {
         delivery.id,
         delivery.createdAt,
         delivery.testEventType,
+        OPERATIONAL_EVENT_TYPES,
       ]);
     } catch (error) {
       // Retention removed the event between this statement's read of it and its insert.

@@ -3,7 +3,7 @@ import { Prisma } from '../generated/prisma/client';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from './records';
-import { toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
+import { destinationHost, toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
 
 @Injectable()
 export class WebhookRepository {
@@ -111,9 +111,4 @@ export class WebhookRepository {
       return next.secret;
     });
   }
-}
-
-/** The host the worker counts attempts in flight against. */
-export function destinationHost(url: string): string {
-  return new URL(url).hostname.toLowerCase();
 }

@@ -44,3 +44,8 @@ export function toWebhookRecord(row: WebhookRow): WebhookRecord {
     headers: (headers ?? {}) as Record<string, string>,
   };
 }
+
+/** The host the worker counts attempts in flight against (a webhook's, or the operational webhook's). */
+export function destinationHost(url: string): string {
+  return new URL(url).hostname.toLowerCase();
+}

@@ -1,12 +1,13 @@
-import { AttemptResult } from '@herald/core';
+import { AttemptResult, DeliveryDestination } from '@herald/core';
 import { AttemptContextRecord, WebhookRecord } from '@herald/database/queue';
 
 /**
- * The kinds of destination Herald delivers to. Today one: the application's signed HTTP
- * webhook. A second kind (the operator's own endpoint, a queue) is a new DeliveryTransport
- * registered under its kind in DeliveryModule — see ARCHITECTURE.md, "Add a destination kind".
+ * The kinds of destination Herald delivers to: the application's signed HTTP webhook, and the
+ * operator's operational webhook (the same signed POST, to the operator's URL with its secret).
+ * Another kind (a queue) is a new DeliveryTransport registered under its kind in DeliveryModule
+ * — see ARCHITECTURE.md, "Add a destination kind".
  */
-export type DestinationKind = 'webhook';
+export type DestinationKind = DeliveryDestination;
 
 /** An attempt's context once DeliveryAttempt has checked there is somewhere to deliver to. */
 export type DeliverableContext = AttemptContextRecord & { webhook: WebhookRecord };

@@ -1,18 +1,19 @@
 import { HERALD_VERSION, signatureHeader, webhookBody } from '@herald/core';
-import { Injectable } from '@nestjs/common';
-import { DeliverableContext, DeliveryTransport, TransportAttempt } from '../delivery-transport';
+import { DeliverableContext, DeliveryTransport, DestinationKind, TransportAttempt } from '../delivery-transport';
 import { WebhookSender } from './webhook-sender';
 
 /**
- * The application's webhook (PRODUCT.md §5.3): a Standard Webhooks POST — the customer's
- * headers, then `webhook-id`, `webhook-timestamp` and a signature per valid secret — sent by
- * WebhookSender through the connector that refuses internal addresses.
+ * A signed webhook (PRODUCT.md §5.3): a Standard Webhooks POST — the configured headers, then
+ * `webhook-id`, `webhook-timestamp` and a signature per valid secret — sent by WebhookSender
+ * through the connector that refuses internal addresses. Registered for the application's
+ * webhook and for the operator's operational webhook (the context carries either's URL,
+ * headers and secret).
  */
-@Injectable()
 export class HttpWebhookTransport implements DeliveryTransport {
-  readonly kind = 'webhook' as const;
-
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    readonly kind: DestinationKind,
+  ) {}
 
   async send(context: DeliverableContext, startedAt: Date, shutdown: AbortSignal): Promise<TransportAttempt> {
     const { webhook, event } = context;
