@@ -15,6 +15,7 @@ import { SubscriptionRepository } from './repositories/subscription.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { WebhookHealthRepository } from './repositories/webhook-health.repository';
 import { OperationalWebhookRepository } from './repositories/operational-webhook.repository';
+import { WebhookThrottleRepository } from './repositories/webhook-throttle.repository';
 
 const REPOSITORIES = [
   AccountRepository,
@@ -30,6 +31,7 @@ const REPOSITORIES = [
   WebhookRepository,
   WebhookHealthRepository,
   OperationalWebhookRepository,
+  WebhookThrottleRepository,
 ];
 
 /** The api and the worker each import this with their own pool size. */

@@ -21,3 +21,5 @@ export * from './repositories/subscription.repository';
 export * from './repositories/webhook.repository';
 export * from './repositories/webhook-health.repository';
 export * from './repositories/operational-webhook.repository';
+export * from './repositories/webhook-throttle.repository';
+export { THROTTLE_HORIZON_MS, THROTTLE_LATE_MS, THROTTLE_SPACING } from './repositories/throttle.sql';

@@ -17,6 +17,7 @@ export * from './repositories/delivery-queue.repository';
 export * from './repositories/retention.repository';
 export * from './repositories/webhook-health.repository';
 export type { OperationalNotice } from './repositories/operational-webhook.repository';
+export { THROTTLE_LATE_MS } from './repositories/throttle.sql';
 export type { WebhookRecord } from './repositories/records';
 
 /** The pool, the delivery queue, retention and endpoint health, for the worker. */

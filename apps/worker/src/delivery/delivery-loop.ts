@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
-import { AttemptContextRecord, ChannelListener, ClaimedDelivery, DELIVERY_CHANNEL, DeliveryQueueRepository } from '@herald/database/queue';
+import {
+  AttemptContextRecord,
+  ChannelListener,
+  ClaimedDelivery,
+  DELIVERY_CHANNEL,
+  DeliveryQueueRepository,
+  THROTTLE_LATE_MS,
+} from '@herald/database/queue';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
+import { AttemptOutcome } from './attempt-outcome';
+import { DatabaseClock } from './database-clock';
 import { DeliveryAttempt } from './delivery-attempt';
 
 /** At most this many deliveries are claimed in one statement. */
@@ -19,8 +28,9 @@ const SHUTDOWN_GRACE_MS = 25_000;
  * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
  * once nor more than HERALD_WORKER_HOST_CONCURRENCY towards one host (so one slow customer
  * cannot take every slot). It sleeps until the next delivery is due, a NOTIFY arrives or an
- * attempt frees a slot. On shutdown it stops claiming, lets attempts finish, and releases
- * whatever is still in flight after the grace period.
+ * attempt frees a slot. A delivery of a throttled webhook is held (counted in flight) until
+ * the slot the claim gave it, then attempted. On shutdown it stops claiming, lets attempts
+ * finish, and releases whatever is still in flight after the grace period.
  */
 @Injectable()
 export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -37,6 +47,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   /** The time the last claim took due deliveries up to. */
   private lastClaimAt = 0;
   private wakeWaiter: (() => void) | null = null;
+  /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
+  private readonly holdWaiters = new Set<() => void>();
+  /** Throttle slots are database time; this turns them into this process's. */
+  private readonly databaseClock = new DatabaseClock();
 
   constructor(
     private readonly queue: DeliveryQueueRepository,
@@ -65,6 +79,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     this.wake();
+    for (const stopWaiting of [...this.holdWaiters]) stopWaiting();
     await this.running;
     const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([...this.inFlight]);
@@ -83,7 +98,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       if (free > 0 && (free >= worthClaiming || this.inFlight.size === 0 || somethingDue)) {
         const limit = Math.min(free, CLAIM_BATCH);
         try {
-          if ((await this.claimAndStart(limit)) === limit) continue; // more may be waiting
+          // More may be waiting: the claim took (or left waiting for a throttle slot) all it could.
+          if ((await this.claimAndStart(limit)) === limit) continue;
           shortClaim = true;
         } catch (error) {
           this.logger.error({ err: error }, 'claiming deliveries failed; retrying shortly');
@@ -95,19 +111,27 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
+  /** Claims and starts what it claimed; returns how many due deliveries the claim dealt with. */
   private async claimAndStart(limit: number): Promise<number> {
     this.wakePending = false;
     const now = this.clock.now();
     this.lastClaimAt = now.getTime();
     const token = randomUUID();
-    const claimed = await this.queue.claim({
+    const {
+      deliveries: claimed,
+      waiting,
+      databaseTimeMs,
+    } = await this.queue.claim({
       limit,
       token,
       now,
       leaseUntil: new Date(now.getTime() + this.config.delivery.leaseSeconds * 1000),
-      busyHosts: this.busyHosts(),
+      hostsInFlight: this.perHost,
+      hostCap: this.config.delivery.hostConcurrency,
     });
-    if (claimed.length === 0) return 0;
+    if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
+    this.metrics.recordThrottled('waiting', waiting);
+    if (claimed.length === 0) return waiting;
     const contexts = new Map(
       (
         await this.queue.loadContexts(
@@ -120,20 +144,27 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       const context = contexts.get(delivery.id);
       if (context) this.start(delivery, context, token);
     }
-    return claimed.length;
+    return claimed.length + waiting;
   }
 
   private start(delivery: ClaimedDelivery, context: AttemptContextRecord, token: string): void {
     const host = context.webhook ? new URL(context.webhook.url).hostname.toLowerCase() : '';
     const onHost = this.perHost.get(host) ?? 0;
     if (host && onHost >= this.config.delivery.hostConcurrency) {
-      // Claimed in the same batch as others for this host: hand it back for when there is room.
-      void this.queue.release(delivery.id, token, this.clock.now()).catch((error) => this.logger.error({ err: error }, 'release failed'));
+      // Claimed in the same batch as others for this host: hand it back for when there is room
+      // (a throttled one keeps its slot).
+      const dueAt = this.clock.now();
+      const handedBack = delivery.throttle
+        ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
+        : this.queue.release(delivery.id, token, dueAt);
+      void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
       return;
     }
     this.perHost.set(host, onHost + 1);
-    const task = this.attempt
-      .run(delivery, context, token, this.shutdown.signal)
+    const attempt = delivery.throttle
+      ? this.attemptInSlot(delivery, delivery.throttle, context, token)
+      : this.attempt.run(delivery, context, token, this.shutdown.signal);
+    const task = attempt
       .then((outcome) => {
         this.metrics.recordOutcome(outcome);
         this.logger.debug({ deliveryId: delivery.id, outcome }, 'attempt finished');
@@ -152,8 +183,44 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     this.inFlight.add(task);
   }
 
-  private busyHosts(): string[] {
-    return [...this.perHost].filter(([, count]) => count >= this.config.delivery.hostConcurrency).map(([host]) => host);
+  /**
+   * Waits for the delivery's throttle slot, then attempts it. A slot missed by more than
+   * THROTTLE_LATE_MS (the process was too busy to send on time) is not used: the delivery goes
+   * back to take a new one, since a late attempt would crowd the next second at the receiver.
+   * Shutdown hands it back with its slot, for another worker to use. Real time, not the
+   * injected clock: the slot is a moment at the receiver.
+   */
+  private async attemptInSlot(
+    delivery: ClaimedDelivery,
+    throttle: NonNullable<ClaimedDelivery['throttle']>,
+    context: AttemptContextRecord,
+    token: string,
+  ): Promise<AttemptOutcome> {
+    const signal = this.shutdown.signal;
+    const slotAt = this.databaseClock.toLocal(throttle.slotMs);
+    const wait = slotAt - realTime();
+    if (wait > 0 && !this.stopping) await this.sleepUnlessStopping(wait);
+    if (this.stopping) {
+      return (await this.queue.releaseKeepingSlot(delivery.id, token, throttle.slot, this.clock.now())) ? 'released' : 'lease_lost';
+    }
+    if (realTime() - slotAt > THROTTLE_LATE_MS) {
+      this.metrics.recordThrottled('slot_missed', 1);
+      return (await this.queue.release(delivery.id, token, this.clock.now())) ? 'released' : 'lease_lost';
+    }
+    return this.attempt.run(delivery, context, token, signal);
+  }
+
+  /** A timer for a held delivery that shutdown cuts short (the loop's own sleep is for the loop). */
+  private sleepUnlessStopping(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.holdWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.holdWaiters.add(done);
+    });
   }
 
   /**
@@ -198,4 +265,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     if (this.wakeWaiter) this.wakeWaiter();
     else this.wakePending = true;
   }
+}
+
+/** Milliseconds on a clock that never steps back (monotonic), for throttle slots. */
+function realTime(): number {
+  return performance.timeOrigin + performance.now();
 }

@@ -26,6 +26,15 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly throttled = new Counter({
+    name: 'herald_delivery_throttled_total',
+    help:
+      "Throttled waits (PRODUCT.md §10): due deliveries left waiting for a later slot of their webhook's throttle (waiting), " +
+      'and held ones handed back because this worker could not send them in their slot (slot_missed).',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+
   private readonly retentionRemoved = new Counter({
     name: 'herald_retention_rows_removed_total',
     help: 'Rows removed by retention (HERALD_RETENTION_DAYS), by table: deliveries, delivery_attempts, events.',
@@ -38,6 +47,11 @@ export class WorkerMetrics {
     for (const table of ['deliveries', 'delivery_attempts', 'events']) this.retentionRemoved.labels({ table }).inc(0);
     // Every outcome from the start at 0, so rate() and alerts see a series before the first event.
     for (const outcome of ATTEMPT_OUTCOMES) this.outcomes.labels({ outcome }).inc(0);
+    for (const reason of ['waiting', 'slot_missed']) this.throttled.labels({ reason }).inc(0);
+  }
+
+  recordThrottled(reason: 'waiting' | 'slot_missed', deliveries: number): void {
+    if (deliveries > 0) this.throttled.inc({ reason }, deliveries);
   }
 
   recordAttempt(result: AttemptResult): void {

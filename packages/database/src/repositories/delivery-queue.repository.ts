@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
 import { PgPool } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from './records';
+import { CLAIM_THROTTLED_SQL } from './throttle.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from './webhook.sql';
 
 export interface ClaimedDelivery {
@@ -14,6 +15,56 @@ export interface ClaimedDelivery {
   attemptCount: number;
   manualAttempt: boolean;
   ignoresSubscription: boolean;
+  /**
+   * Its webhook is throttled: attempt it at its slot (`slotMs`, epoch milliseconds on the
+   * database's clock; see ClaimBatch.databaseTimeMs), never later than THROTTLE_LATE_MS after.
+   * `slot` is the same time as PostgreSQL wrote it, for handing it back with the slot kept.
+   * Null when the webhook has no throttle.
+   */
+  throttle: { slot: string; slotMs: number } | null;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  token: string;
+  now: Date;
+  leaseUntil: Date;
+  /** Attempts this worker has in flight (or holds for a throttle slot) per destination host. */
+  hostsInFlight: ReadonlyMap<string, number>;
+  /** At most this many per host (HERALD_WORKER_HOST_CONCURRENCY): hosts at it are skipped. */
+  hostCap: number;
+}
+
+export interface ClaimBatch {
+  /** Claimed: to attempt now, or (throttled) when their slot comes. */
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries of throttled webhooks the claim looked at and left waiting for a later slot. */
+  waiting: number;
+  /** The database's clock (epoch ms) as it answered the throttle's part; null when there was none. */
+  databaseTimeMs: number | null;
+}
+
+interface ClaimedRow {
+  id: string;
+  event_id: string;
+  application_id: number;
+  event_type: string;
+  attempt_count: number;
+  manual_attempt: boolean;
+  ignores_subscription: boolean;
+}
+
+function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle']): ClaimedDelivery {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    applicationId: Number(row.application_id),
+    eventType: row.event_type,
+    attemptCount: Number(row.attempt_count),
+    manualAttempt: row.manual_attempt,
+    ignoresSubscription: row.ignores_subscription,
+    throttle,
+  };
 }
 
 /** Everything an attempt needs, read when the attempt starts (the stored config of that moment). */
@@ -104,41 +155,68 @@ export class DeliveryQueueRepository {
   /**
    * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
    * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
+   * Deliveries of throttled webhooks among them go through the throttle (`claimThrottled`): held
+   * until their slot, or left waiting for a later one. Webhooks without a throttle pay nothing
+   * for it: the second statement runs only when a throttled delivery was among the due ones.
+   * Notices to the operational webhook are never throttled (the throttle is the customer's).
    */
-  async claim(options: { limit: number; token: string; now: Date; leaseUntil: Date; busyHosts: string[] }): Promise<ClaimedDelivery[]> {
-    const rows = await this.pg.sql<{
-      id: string;
-      event_id: string;
-      application_id: number;
-      event_type: string;
-      attempt_count: number;
-      manual_attempt: boolean;
-      ignores_subscription: boolean;
-    }>(
+  async claim(options: ClaimOptions): Promise<ClaimBatch> {
+    const busyHosts = [...options.hostsInFlight].filter(([, count]) => count >= options.hostCap).map(([host]) => host);
+    const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(
       `WITH due AS (
-         SELECT d.id FROM deliveries d
+         SELECT d.id, (w.throttle_per_second IS NOT NULL AND d.destination = 'webhook') AS throttled FROM deliveries d
            LEFT JOIN webhooks w ON w.application_id = d.application_id
           WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
           ORDER BY d.next_attempt_at
           LIMIT $3
           FOR UPDATE OF d SKIP LOCKED
+       ), claimed AS (
+         UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
+           FROM due
+          WHERE d.id = due.id AND NOT due.throttled
+         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription
        )
-       UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
-         FROM due
-        WHERE d.id = due.id
-       RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription`,
-      [options.now, options.busyHosts, options.limit, options.token, options.leaseUntil],
+       SELECT claimed.*, false AS throttled FROM claimed
+       UNION ALL
+       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE due.throttled`,
+      [options.now, busyHosts, options.limit, options.token, options.leaseUntil],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      eventId: row.event_id,
-      applicationId: Number(row.application_id),
-      eventType: row.event_type,
-      attemptCount: Number(row.attempt_count),
-      manualAttempt: row.manual_attempt,
-      ignoresSubscription: row.ignores_subscription,
-    }));
+    const deliveries = rows.filter((row) => !row.throttled).map((row) => toClaimedDelivery(row, null));
+    const throttledIds = rows.filter((row) => row.throttled).map((row) => row.id);
+    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null };
+    const throttled = await this.claimThrottled(throttledIds, options);
+    return { deliveries: [...deliveries, ...throttled.held], waiting: throttled.waiting, databaseTimeMs: throttled.databaseTimeMs };
+  }
+
+  /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
+  private async claimThrottled(
+    ids: string[],
+    options: ClaimOptions,
+  ): Promise<{ held: ClaimedDelivery[]; waiting: number; databaseTimeMs: number | null }> {
+    const hosts = [...options.hostsInFlight];
+    const rows = await this.pg.sql<ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string }>(
+      CLAIM_THROTTLED_SQL,
+      [options.now, ids, options.token, options.leaseUntil, hosts.map(([host]) => host), hosts.map(([, count]) => count), options.hostCap],
+    );
+    const held = rows.filter((row) => row.hold).map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }));
+    const databaseTimeMs = rows.length > 0 ? Math.max(...rows.map((row) => Number(row.database_ms))) : null;
+    return { held, waiting: rows.length - held.length, databaseTimeMs };
+  }
+
+  /**
+   * Hands a held throttled delivery back with its slot kept (this worker is at its cap for the
+   * host, or shutting down): whichever worker claims it next sends it in that slot if it has
+   * not passed, or takes a new one.
+   */
+  async releaseKeepingSlot(deliveryId: string, token: string, slot: string, dueAt: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, throttle_slot_at = $4::timestamptz, lease_token = NULL,
+              lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [dueAt, deliveryId, token, slot],
+    );
+    return rows.length > 0;
   }
 
   async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
