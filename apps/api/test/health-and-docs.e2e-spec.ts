@@ -18,6 +18,8 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['get', '/application/{application_id}/webhook', null],
   ['delete', '/application/{application_id}/webhook', null],
   ['get', '/application/{application_id}/webhook/retry_schedule', null],
+  ['put', '/application/{application_id}/webhook/throttle', 'SetWebhookThrottleRequest'],
+  ['get', '/application/{application_id}/webhook/throttle', null],
   ['get', '/application/{application_id}/webhook/status', null],
   ['post', '/application/{application_id}/webhook/disable', null],
   ['post', '/application/{application_id}/webhook/enable', null],

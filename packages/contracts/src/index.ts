@@ -15,6 +15,7 @@ export * from './validation/free-form';
 export * from './validation/webhook-headers';
 export * from './validation/webhook-url';
 export * from './webhooks/webhook.dto';
+export * from './webhooks/webhook-throttle.dto';
 export * from './common/envelope';
 export * from './webhook-health/webhook-status.dto';
 export * from './operational-webhook/operational-webhook.dto';
