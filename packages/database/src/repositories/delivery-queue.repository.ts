@@ -165,7 +165,8 @@ export class DeliveryQueueRepository {
     const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(
       `WITH due AS (
          SELECT d.id, (w.throttle_per_second IS NOT NULL AND d.destination = 'webhook') AS throttled FROM deliveries d
-           LEFT JOIN webhooks w ON w.application_id = d.application_id
+           -- A notice to the operator's endpoint is neither throttled nor held back by the application's host.
+           LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
           WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
           ORDER BY d.next_attempt_at

@@ -54,7 +54,7 @@ export const CLAIM_THROTTLED_SQL = `
     SELECT d.id, d.application_id, d.next_attempt_at, d.throttle_slot_at, w.destination_host,
            interval '1 second' * ${THROTTLE_SPACING} / w.throttle_per_second AS spacing
       FROM deliveries d
-      JOIN webhooks w ON w.application_id = d.application_id
+      JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
      WHERE d.id = ANY($2::text[])
        AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
        AND w.throttle_per_second IS NOT NULL AND d.destination = 'webhook'
