@@ -162,9 +162,11 @@ export class DeliveryQueueRepository {
    */
   async claim(options: ClaimOptions): Promise<ClaimBatch> {
     const busyHosts = [...options.hostsInFlight].filter(([, count]) => count >= options.hostCap).map(([host]) => host);
+    // The throttle check runs on the claimed rows only, after the LIMIT: in the scan it made
+    // every due row wider for the sort, 5-9% slower with 100,000 due (measured, ARCHITECTURE.md).
     const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(
       `WITH due AS (
-         SELECT d.id, (w.throttle_per_second IS NOT NULL AND d.destination = 'webhook') AS throttled FROM deliveries d
+         SELECT d.id FROM deliveries d
            -- A notice to the operator's endpoint is neither throttled nor held back by the application's host.
            LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
           WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
@@ -175,12 +177,14 @@ export class DeliveryQueueRepository {
        ), claimed AS (
          UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
            FROM due
-          WHERE d.id = due.id AND NOT due.throttled
+          WHERE d.id = due.id
+            AND (d.destination <> 'webhook'
+                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
          RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription
        )
        SELECT claimed.*, false AS throttled FROM claimed
        UNION ALL
-       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE due.throttled`,
+       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE NOT EXISTS (SELECT 1 FROM claimed WHERE claimed.id = due.id)`,
       [options.now, busyHosts, options.limit, options.token, options.leaseUntil],
     );
     const deliveries = rows.filter((row) => !row.throttled).map((row) => toClaimedDelivery(row, null));
