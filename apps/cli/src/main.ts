@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-import { parseHeraldConfig } from '@herald/core';
+import { parseApiClientConfig, parseHeraldConfig } from '@herald/core';
 import { runHerald } from './program';
 
-// The one place the cli reads the environment. The api commands parse only the two variables
-// they use, so an unrelated bad value (say HERALD_LOG_LEVEL) does not stop `herald accounts list`.
+// The one place the cli reads the environment; the config module says what each command needs of it.
 // `herald deliveries list | head`: a reader that stops early is no error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -14,10 +13,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 runHerald(process.argv.slice(2), {
   config: () => parseHeraldConfig(process.env),
-  apiDefaults: () => {
-    const config = parseHeraldConfig({ PORT: process.env.PORT, HERALD_ADMIN_KEY: process.env.HERALD_ADMIN_KEY });
-    return { port: config.http.port, adminKey: config.auth.adminKey };
-  },
+  apiDefaults: () => parseApiClientConfig(process.env),
   env: process.env,
 }).then(
   (code) => process.exit(code),

@@ -1,12 +1,10 @@
+import type { ApiClientConfig } from '@herald/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { EXIT_CODES_HELP, UsageError } from '../cli-errors';
 
-/** What the api commands need from the environment: PORT and HERALD_ADMIN_KEY, validated as the api validates them. */
-export interface ApiDefaults {
-  port: number;
-  adminKey: string | null;
-}
+/** What the api commands need from the environment (core's parseApiClientConfig). */
+export type ApiDefaults = ApiClientConfig;
 
 /** The help heading of --url, --key and --json: listed after each command's own options. */
 export const API_OPTIONS_HEADING = 'Calling the api:';

@@ -1,4 +1,4 @@
-import { ConfigError, parseHeraldConfig } from './herald-config';
+import { parseApiClientConfig, ConfigError, parseHeraldConfig } from './herald-config';
 
 const problemsOf = (env: NodeJS.ProcessEnv): string[] => {
   try {
@@ -104,5 +104,20 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
 
   it('says which variables are wrong in its message', () => {
     expect(() => parseHeraldConfig({ PORT: 'x' })).toThrow(/Invalid configuration:\n {2}- PORT:/);
+  });
+
+  describe('parseApiClientConfig', () => {
+    it('reads PORT and HERALD_ADMIN_KEY and ignores every other variable, valid or not', () => {
+      expect(parseApiClientConfig({ PORT: '4100', HERALD_ADMIN_KEY: 'admin-key-0123456789', HERALD_LOG_LEVEL: 'loud' })).toEqual({
+        port: 4100,
+        adminKey: 'admin-key-0123456789',
+      });
+      expect(parseApiClientConfig({})).toEqual({ port: 3000, adminKey: null });
+    });
+
+    it('names PORT or HERALD_ADMIN_KEY when it is invalid', () => {
+      expect(() => parseApiClientConfig({ PORT: '70000' })).toThrow(/PORT: must be an integer/);
+      expect(() => parseApiClientConfig({ HERALD_ADMIN_KEY: 'short' })).toThrow(/HERALD_ADMIN_KEY/);
+    });
   });
 });

@@ -152,6 +152,24 @@ const environmentSchema = z.object({
     .transform((raw) => (unset(raw) ? '.herald' : raw)),
 });
 
+/** What a client of a running Herald needs (the cli's api commands): where it listens, and the bootstrap admin key. */
+export interface ApiClientConfig {
+  port: number;
+  adminKey: string | null;
+}
+
+/**
+ * Only PORT and HERALD_ADMIN_KEY, validated as parseHeraldConfig validates them: a command that
+ * calls the running api is not stopped by a bad value it never uses (say HERALD_LOG_LEVEL).
+ */
+export function parseApiClientConfig(env: NodeJS.ProcessEnv): ApiClientConfig {
+  const parsed = environmentSchema.pick({ PORT: true, HERALD_ADMIN_KEY: true }).safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return { port: parsed.data.PORT, adminKey: parsed.data.HERALD_ADMIN_KEY };
+}
+
 export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
