@@ -1,14 +1,11 @@
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { RemovedRows, RetentionRepository } from '@herald/database/queue';
 import { Inject, Injectable } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { JobStopped, PeriodicJob } from './periodic-job';
 
 /** How often a worker offers to run retention; only one process at a time does (an advisory lock). */
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
-/** A pause between batches: publishing and claiming get the database between two deletes. */
-const PAUSE_BETWEEN_BATCHES_MS = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -35,10 +32,9 @@ export class RetentionJob extends PeriodicJob {
   async runOnce(): Promise<RemovedRows | null> {
     const cutoff = new Date(this.clock.now().getTime() - this.config.retention.days * DAY_MS);
     const removed = await this.retention.removeOlderThan(cutoff, {
-      afterBatch: async (batch) => {
+      afterBatch: (batch) => {
         this.metrics.recordRetention(batch);
         if (this.stopping) throw new JobStopped();
-        await sleep(PAUSE_BETWEEN_BATCHES_MS);
       },
     });
     if (removed && removed.deliveries + removed.events > 0) {

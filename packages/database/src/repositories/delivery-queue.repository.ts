@@ -140,6 +140,22 @@ type ContextRow = {
 } & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
 /**
+ * One half of a claim: up to $3 deliveries in `status` whose `dueColumn` has come ($1), in the
+ * order of the (status, dueColumn) index so the scan stops at the LIMIT whatever the backlog,
+ * skipping rows other workers hold and hosts this worker has no room for ($2). A notice to the
+ * operator's endpoint is neither throttled nor held back by the application's host.
+ */
+function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | 'lease_expires_at', reached: '<=' | '<'): string {
+  return `SELECT d.id, d.${dueColumn} AS due_at FROM deliveries d
+            LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
+           WHERE d.status = '${status}' AND d.${dueColumn} ${reached} $1
+             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
+           ORDER BY d.${dueColumn}
+           LIMIT $3
+             FOR UPDATE OF d SKIP LOCKED`;
+}
+
+/**
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
@@ -164,16 +180,15 @@ export class DeliveryQueueRepository {
     const busyHosts = [...options.hostsInFlight].filter(([, count]) => count >= options.hostCap).map(([host]) => host);
     // The throttle check runs on the claimed rows only, after the LIMIT: in the scan it made
     // every due row wider for the sort, 5-9% slower with 100,000 due (measured, ARCHITECTURE.md).
+    // Due-and-pending and lease-expired are two index-ordered scans that stop at the LIMIT; one
+    // scan with their OR read and sorted every due row (82 ms against 0.4 ms with 100,000 due).
     const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(
-      `WITH due AS (
-         SELECT d.id FROM deliveries d
-           -- A notice to the operator's endpoint is neither throttled nor held back by the application's host.
-           LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
-          WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
-            AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
-          ORDER BY d.next_attempt_at
-          LIMIT $3
-          FOR UPDATE OF d SKIP LOCKED
+      `WITH pending_due AS (
+         ${dueScan('pending', 'next_attempt_at', '<=')}
+       ), lease_expired AS (
+         ${dueScan('sending', 'lease_expires_at', '<')}
+       ), due AS (
+         SELECT id FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) due ORDER BY due_at LIMIT $3
        ), claimed AS (
          UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
            FROM due
