@@ -4,7 +4,10 @@ import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventsList } from './benchmarks/events-list';
+import { history } from './benchmarks/history';
 import { recover } from './benchmarks/recover';
+import { retention } from './benchmarks/retention';
+import { throttle } from './benchmarks/throttle';
 import { BenchContext } from './harness/context';
 import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
 
@@ -19,6 +22,9 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'worker-scale': workerScale,
   recover,
   'events-list': eventsList,
+  history,
+  retention,
+  throttle,
   embedded,
 };
 

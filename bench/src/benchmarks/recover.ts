@@ -1,7 +1,7 @@
 import { BenchContext, scaled } from '../harness/context';
 import { BenchEnvironment, withClient } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
-import { PacedSamples, pacedSamples, requestLoad, summarise } from '../harness/load';
+import { emptySamples, pacedSamples, poolSamples, requestLoad, summarise } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
 import { assertHeraldIds, seedDeliveries, seedEvents, settleTables } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
@@ -74,7 +74,7 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
       if (n > 0) await setFailedAgain(environment, applicationId, failed);
       // An idle phase before each recover, so both sides see the same drift of a shared machine.
       await settle();
-      pool(idle, await pacedSamples(rate, context.seconds / rounds, publish));
+      poolSamples(idle, await pacedSamples(rate, context.seconds / rounds, publish));
       await settle();
       const started = performance.now();
       const recovering = recoverer.call('POST', `/application/${applicationId}/deliveries/recover`, { since }, key).then((res) => {
@@ -87,7 +87,7 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
       if (res.status !== 202 || res.body?.data?.requeued !== failed) {
         throw new Error(`recover answered ${res.status} ${JSON.stringify(res.body)}; expected 202 with requeued = ${failed}`);
       }
-      pool(during, samples);
+      poolSamples(during, samples);
     }
     await Promise.all([publisher.close(), recoverer.close(), admin.close()]);
     const [{ requeued }] = await environment.sql<{ requeued: string }>(
@@ -146,18 +146,6 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
     await sink.close();
   }
 }
-
-function emptySamples(): PacedSamples {
-  return { latencies: [], errors: 0, non2xx: 0, elapsedMs: 0 };
-}
-
-function pool(into: PacedSamples, samples: PacedSamples): void {
-  into.latencies.push(...samples.latencies);
-  into.errors += samples.errors;
-  into.non2xx += samples.non2xx;
-  into.elapsedMs += samples.elapsedMs;
-}
-
 /** Puts the seeded deliveries back as they were before a recover (the published ones stay pending). */
 async function setFailedAgain(environment: BenchEnvironment, applicationId: number, failed: number): Promise<void> {
   const rows = await withClient(environment.databaseUrl, async (client) => {

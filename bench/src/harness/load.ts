@@ -68,6 +68,18 @@ export interface PacedSamples {
   elapsedMs: number;
 }
 
+export function emptySamples(): PacedSamples {
+  return { latencies: [], errors: 0, non2xx: 0, elapsedMs: 0 };
+}
+
+/** Adds `samples` to `into`: several phases pooled before their percentiles are taken. */
+export function poolSamples(into: PacedSamples, samples: PacedSamples): void {
+  into.latencies.push(...samples.latencies);
+  into.errors += samples.errors;
+  into.non2xx += samples.non2xx;
+  into.elapsedMs += samples.elapsedMs;
+}
+
 /**
  * An open-loop load at a steady rate: request i is due at start + i / rate, and its latency
  * counts from that moment, so a stall shows as the queue it causes (no coordinated omission).

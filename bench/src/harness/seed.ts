@@ -75,3 +75,23 @@ export async function settleTables(client: pg.Client, tables: string[]): Promise
   for (const table of tables) await client.query(`VACUUM ANALYZE ${table}`);
   await client.query('CHECKPOINT');
 }
+
+/**
+ * One attempt for each delivery of the application (or `number` attempts each), as the worker
+ * records them: an `att_` id from the delivery's, started when the delivery was created, a 200
+ * (or, for failed deliveries, a 500) with a short excerpt and the headers that were sent.
+ * Returns the row count.
+ */
+export async function seedAttempts(client: pg.Client, options: { applicationId: number; number?: number }): Promise<number> {
+  const result = await client.query(
+    `INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status, response_excerpt, request_headers)
+     SELECT 'att_' || substr(d.id, 5, 10) || ${randomPartSql(`'att' || d.id || n`)},
+            d.id, n, d.created_at + (n - 1) * interval '30 seconds', 12 + n, 'http://127.0.0.1/hook',
+            CASE WHEN d.status = 'failed' THEN 500 ELSE 200 END, 'ok',
+            ('{"content-type":"application/json","user-agent":"Herald-Webhooks/0.1","webhook-id":"' || d.event_id || '"}')::json
+       FROM deliveries d, generate_series(1, $2::int) n
+      WHERE d.application_id = $1`,
+    [options.applicationId, options.number ?? 1],
+  );
+  return result.rowCount ?? 0;
+}
