@@ -11,6 +11,7 @@ import { EventRepository } from './repositories/event.repository';
 import { EventLogRepository } from './repositories/event-log.repository';
 import { EventTypeRepository } from './repositories/event-type.repository';
 import { HealthRepository } from './repositories/health.repository';
+import { PortalLinkRepository } from './repositories/portal-link.repository';
 import { SubscriptionRepository } from './repositories/subscription.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { WebhookHealthRepository } from './repositories/webhook-health.repository';
@@ -27,6 +28,7 @@ const REPOSITORIES = [
   EventLogRepository,
   EventTypeRepository,
   HealthRepository,
+  PortalLinkRepository,
   SubscriptionRepository,
   WebhookRepository,
   WebhookHealthRepository,

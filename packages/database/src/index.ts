@@ -16,6 +16,7 @@ export * from './repositories/event.repository';
 export * from './repositories/event-log.repository';
 export * from './repositories/event-type.repository';
 export * from './repositories/health.repository';
+export * from './repositories/portal-link.repository';
 export * from './repositories/records';
 export * from './repositories/subscription.repository';
 export * from './repositories/webhook.repository';
