@@ -19,3 +19,4 @@ export * from './webhooks/webhook-throttle.dto';
 export * from './common/envelope';
 export * from './webhook-health/webhook-status.dto';
 export * from './operational-webhook/operational-webhook.dto';
+export * from './portal-links/portal-link.dto';
