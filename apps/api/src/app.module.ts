@@ -16,6 +16,7 @@ import { SubscriptionModule } from './subscriptions/subscription.module';
 import { WebhookModule } from './webhooks/webhook.module';
 import { WebhookHealthModule } from './webhook-health/webhook-health.module';
 import { OperationalWebhookModule } from './operational-webhook/operational-webhook.module';
+import { PortalLinkModule } from './portal-links/portal-link.module';
 
 @Module({})
 export class AppModule {
@@ -36,6 +37,7 @@ export class AppModule {
         EventModule,
         DeliveryLogModule,
         AdminModule,
+        PortalLinkModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
     };

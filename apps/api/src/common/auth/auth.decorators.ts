@@ -12,3 +12,11 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+export const REFUSES_PORTAL_TOKENS = 'herald:refuses-portal-tokens';
+
+/**
+ * A route under /application/{application_id} that a portal token may not call although it is
+ * its application's (portal links themselves: a link must not mint or revoke links). 403-04.
+ */
+export const RefusesPortalTokens = () => SetMetadata(REFUSES_PORTAL_TOKENS, true);
