@@ -35,6 +35,8 @@ const TENANT_ROUTES: Route[] = [
   { method: 'get', path: (id) => `/application/${id}/events` },
   { method: 'get', path: (id) => `/application/${id}/events/evt_missing` },
   { method: 'post', path: (id) => `/application/${id}/events/evt_missing/replay` },
+  { method: 'post', path: (id) => `/application/${id}/portal_links`, body: {} },
+  { method: 'delete', path: (id) => `/application/${id}/portal_links` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
 ];
 
