@@ -6,6 +6,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { CommonModule } from './common/common.module';
+import { ConsoleModule } from './console/console.module';
 import { DeliveryLogModule } from './delivery-log/delivery-log.module';
 import { ErrorCodeModule } from './error-codes/error-code.module';
 import { EventTypeModule } from './event-types/event-type.module';
@@ -38,6 +39,7 @@ export class AppModule {
         DeliveryLogModule,
         AdminModule,
         PortalLinkModule,
+        ConsoleModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
     };

@@ -1,0 +1,11 @@
+import type { Schemas } from '../api/client';
+
+/** A delivery's status as its word (PRODUCT.md §12), coloured by a class, never only by colour. */
+export function Status({ status }: { status: Schemas['DeliverySummaryDto']['status'] }) {
+  return <span className={`status status-${status}`}>{status}</span>;
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}

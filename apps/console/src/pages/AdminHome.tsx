@@ -1,0 +1,215 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Link } from 'react-router';
+import { api, call, type Schemas } from '../api/client';
+import { ErrorMessage } from '../components/ErrorMessage';
+
+/** Admin keys: every account and application, and the account keys. */
+export function AdminHome() {
+  const accounts = useQuery({
+    queryKey: ['accounts'],
+    queryFn: () => call(api.GET('/admin/accounts', { params: { query: { limit: 100 } } })),
+  });
+  return (
+    <div className="stack">
+      <h1>Applications</h1>
+      <ApplicationList accounts={accounts.data?.data ?? []} />
+      <div className="columns">
+        <AccountSection accounts={accounts.data?.data ?? []} error={accounts.error} />
+        <KeySection accounts={accounts.data?.data ?? []} />
+      </div>
+    </div>
+  );
+}
+
+function ApplicationList({ accounts }: { accounts: Schemas['AccountDto'][] }) {
+  const queryClient = useQueryClient();
+  const apps = useInfiniteQuery({
+    queryKey: ['applications'],
+    queryFn: ({ pageParam }) => call(api.GET('/admin/applications', { params: { query: { limit: 50, cursor: pageParam } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  const form = useForm<{ id: string; name: string; account_id: string }>({ defaultValues: { id: '', name: '', account_id: '' } });
+  const create = useMutation({
+    mutationFn: (v: { id: string; name: string; account_id: string }) =>
+      call(api.POST('/admin/applications', { body: { name: v.name, account_id: v.account_id, ...(v.id ? { id: Number(v.id) } : {}) } })),
+    onSuccess: () => {
+      form.reset();
+      void queryClient.invalidateQueries({ queryKey: ['applications'] });
+    },
+  });
+  const names = new Map(accounts.map((a) => [a.id, a.name]));
+  const rows = apps.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <section className="card" aria-labelledby="apps-heading">
+      <h2 id="apps-heading">All applications</h2>
+      <ErrorMessage error={apps.error} />
+      {rows.length === 0 && !apps.isPending ? <p className="muted">No applications yet.</p> : null}
+      <ul className="app-list">
+        {rows.map((app) => (
+          <li key={app.id}>
+            <Link to={`/applications/${app.id}/webhook`}>
+              <span className="app-id">Application {app.id}</span> <span>{app.name}</span>
+            </Link>
+            <span className="muted">{names.get(app.account_id) ?? app.account_id}</span>
+          </li>
+        ))}
+      </ul>
+      {apps.hasNextPage && (
+        <button type="button" className="button subtle" onClick={() => void apps.fetchNextPage()}>
+          More applications
+        </button>
+      )}
+      <form className="inline-form" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+        <h3>New application</h3>
+        <div className="field">
+          <label htmlFor="new-app-id">Id (optional)</label>
+          <input id="new-app-id" inputMode="numeric" {...form.register('id')} />
+        </div>
+        <div className="field">
+          <label htmlFor="new-app-name">Application name</label>
+          <input id="new-app-name" {...form.register('name', { required: true })} />
+        </div>
+        <div className="field">
+          <label htmlFor="new-app-account">Account</label>
+          <select id="new-app-account" {...form.register('account_id', { required: true })}>
+            <option value="">Choose…</option>
+            {accounts.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button">
+          Create application
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+    </section>
+  );
+}
+
+function AccountSection({ accounts, error }: { accounts: Schemas['AccountDto'][]; error: unknown }) {
+  const queryClient = useQueryClient();
+  const form = useForm<{ name: string }>({ defaultValues: { name: '' } });
+  const create = useMutation({
+    mutationFn: (name: string) => call(api.POST('/admin/accounts', { body: { name } })),
+    onSuccess: () => {
+      form.reset();
+      void queryClient.invalidateQueries({ queryKey: ['accounts'] });
+    },
+  });
+  return (
+    <section className="card" aria-labelledby="accounts-heading">
+      <h2 id="accounts-heading">Accounts</h2>
+      <ErrorMessage error={error} />
+      <ul className="plain-list">
+        {accounts.map((a) => (
+          <li key={a.id}>
+            {a.name} <code className="muted">{a.id}</code>
+          </li>
+        ))}
+      </ul>
+      <form className="inline-form" onSubmit={form.handleSubmit((v) => create.mutate(v.name))}>
+        <div className="field">
+          <label htmlFor="new-account">Account name</label>
+          <input id="new-account" {...form.register('name', { required: true })} />
+        </div>
+        <button type="submit" className="button">
+          Create account
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+    </section>
+  );
+}
+
+function KeySection({ accounts }: { accounts: Schemas['AccountDto'][] }) {
+  const queryClient = useQueryClient();
+  const [created, setCreated] = useState<Schemas['CreatedApiKeyDto'] | null>(null);
+  const keys = useQuery({ queryKey: ['keys'], queryFn: () => call(api.GET('/admin/api_keys', { params: { query: { limit: 100 } } })) });
+  const form = useForm<{ name: string; account_id: string }>({ defaultValues: { name: '', account_id: '' } });
+  const create = useMutation({
+    mutationFn: (v: { name: string; account_id: string }) => call(api.POST('/admin/api_keys', { body: v })),
+    onSuccess: (res) => {
+      setCreated(res.data);
+      form.reset();
+      void queryClient.invalidateQueries({ queryKey: ['keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => call(api.DELETE('/admin/api_keys/{id}', { params: { path: { id } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['keys'] }),
+  });
+  return (
+    <section className="card" aria-labelledby="keys-heading">
+      <h2 id="keys-heading">API keys</h2>
+      <ErrorMessage error={keys.error ?? revoke.error} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Scope</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data?.data.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.prefix}</code>
+              </td>
+              <td>{key.revoked_at ? 'revoked' : key.scope}</td>
+              <td>
+                {!key.revoked_at && key.account_id && (
+                  <button type="button" className="button subtle danger" onClick={() => revoke.mutate(key.id)}>
+                    Revoke<span className="visually-hidden"> key {key.name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {created && (
+        <div className="notice" role="status">
+          <p>
+            Key <strong>{created.name}</strong> created. Copy it now: it is not shown again.
+          </p>
+          <code className="secret">{created.key}</code>
+          <button type="button" className="button subtle" onClick={() => setCreated(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      <form className="inline-form" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+        <div className="field">
+          <label htmlFor="new-key-name">Key name</label>
+          <input id="new-key-name" {...form.register('name', { required: true })} />
+        </div>
+        <div className="field">
+          <label htmlFor="new-key-account">Key account</label>
+          <select id="new-key-account" {...form.register('account_id', { required: true })}>
+            <option value="">Choose…</option>
+            {accounts.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button">
+          Create key
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+    </section>
+  );
+}

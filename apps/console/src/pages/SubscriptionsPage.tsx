@@ -1,0 +1,126 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, ApiError, call, type Schemas } from '../api/client';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { useApplicationId } from './ApplicationLayout';
+
+type Flags = Schemas['SubscriptionFlagsDto'];
+
+export function SubscriptionsPage() {
+  const id = useApplicationId();
+  const queryClient = useQueryClient();
+  const [choice, setChoice] = useState('');
+  const path = { params: { path: { application_id: id } } };
+  const subscriptions = useQuery({
+    queryKey: ['subscriptions', id],
+    queryFn: () => call(api.GET('/application/{application_id}/webhook/subscription', path)),
+  });
+  const catalogue = useQuery({
+    queryKey: ['event-types'],
+    queryFn: () => call(api.GET('/event_types', { params: { query: { limit: 100 } } })),
+  });
+  const done = (res: Schemas['SubscriptionsResponse']) => queryClient.setQueryData(['subscriptions', id], res);
+  const upsert = useMutation({
+    mutationFn: ({ event, flags }: { event: string; flags: Partial<Flags> }) =>
+      call(
+        api.PUT('/application/{application_id}/webhook/subscription/{subscription}', {
+          params: { path: { application_id: id, subscription: event } },
+          body: flags,
+        }),
+      ),
+    onSuccess: (res) => {
+      done(res);
+      setChoice('');
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (event: string) =>
+      call(
+        api.DELETE('/application/{application_id}/webhook/subscription/{subscription}', {
+          params: { path: { application_id: id, subscription: event } },
+        }),
+      ),
+    onSuccess: done,
+  });
+  if (subscriptions.error instanceof ApiError && subscriptions.error.code === '404-02') {
+    return <p className="notice">Configure the webhook first: subscriptions belong to it.</p>;
+  }
+  const current = Object.entries(subscriptions.data?.subscriptions ?? {});
+  const available = (catalogue.data?.data ?? []).filter((type) => !(subscriptions.data?.subscriptions ?? {})[type.name]);
+  return (
+    <section className="card" aria-labelledby="subs-heading">
+      <h2 id="subs-heading">Subscriptions</h2>
+      <ErrorMessage error={subscriptions.error ?? catalogue.error ?? upsert.error ?? remove.error} />
+      {current.length === 0 && subscriptions.isSuccess && (
+        <p className="muted">No subscriptions yet: this webhook receives only test events.</p>
+      )}
+      {current.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Ensure delivery</th>
+              <th scope="col">Active</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {current.map(([event, flags]) => (
+              <tr key={event}>
+                <td>
+                  <code>{event}</code>
+                </td>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Ensure delivery of ${event}`}
+                    checked={flags.ensure_delivery}
+                    onChange={(e) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: e.target.checked } })}
+                  />
+                </td>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`${event} active`}
+                    checked={flags.active}
+                    onChange={(e) => upsert.mutate({ event, flags: { ...flags, active: e.target.checked } })}
+                  />
+                </td>
+                <td>
+                  <button type="button" className="button subtle danger" onClick={() => remove.mutate(event)}>
+                    Delete<span className="visually-hidden"> subscription {event}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (choice) upsert.mutate({ event: choice, flags: { ensure_delivery: false, active: true } });
+        }}
+      >
+        <div className="field">
+          <label htmlFor="add-subscription">Event type</label>
+          <select id="add-subscription" value={choice} onChange={(e) => setChoice(e.target.value)}>
+            <option value="">Choose an event…</option>
+            {available.map((type) => (
+              <option key={type.name} value={type.name}>
+                {type.name}
+                {type.description ? ` — ${type.description}` : ''}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button" disabled={!choice}>
+          Subscribe
+        </button>
+      </form>
+    </section>
+  );
+}
