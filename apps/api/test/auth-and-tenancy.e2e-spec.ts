@@ -27,6 +27,7 @@ const TENANT_ROUTES: Route[] = [
   { method: 'put', path: (id) => `/application/${id}/webhook/subscription/acw_start`, body: {} },
   { method: 'delete', path: (id) => `/application/${id}/webhook/subscription/acw_start` },
   { method: 'post', path: (id) => `/application/${id}/events`, body: { event: 'acw_start', payload: {} } },
+  { method: 'post', path: (id) => `/application/${id}/events/batch`, body: { events: [{ event: 'acw_start', payload: {} }] } },
   { method: 'post', path: (id) => `/application/${id}/webhook/test` },
   { method: 'get', path: (id) => `/application/${id}/deliveries` },
   { method: 'get', path: (id) => `/application/${id}/deliveries/dlv_missing` },

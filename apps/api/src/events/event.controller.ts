@@ -1,4 +1,14 @@
-import { EventListResponse, EventQuery, EventResponse, ok, page, PublishedEventResponse, PublishEventRequest } from '@herald/contracts';
+import {
+  EventListResponse,
+  EventQuery,
+  EventResponse,
+  ok,
+  page,
+  PublishedEventBatchResponse,
+  PublishedEventResponse,
+  PublishEventBatchRequest,
+  PublishEventRequest,
+} from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
 import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
@@ -24,6 +34,22 @@ export class EventController {
   @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE', 'IDEMPOTENCY_KEY_REUSED')
   async publish(@OwnedApplication() scope: ApplicationScope, @Body() body: PublishEventRequest): Promise<PublishedEventResponse> {
     return ok(await this.events.publish(scope, body));
+  }
+
+  @Post('events/batch')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Publish a batch of events',
+    description:
+      '1 to 1,000 events (at most 5 MiB), each as for a single publish, stored with their deliveries in one transaction before the answer: all of them or, when any item is invalid, none (the error names the item, e.g. `events[7].event`). Each idempotency key behaves as for a single publish. The answer lists the events in the order given.',
+  })
+  @ApiAcceptedResponse({ type: PublishedEventBatchResponse })
+  @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE', 'IDEMPOTENCY_KEY_REUSED')
+  async publishBatch(
+    @OwnedApplication() scope: ApplicationScope,
+    @Body() body: PublishEventBatchRequest,
+  ): Promise<PublishedEventBatchResponse> {
+    return ok(await this.events.publishBatch(scope, body));
   }
 
   @Get('events')

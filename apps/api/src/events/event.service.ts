@@ -9,6 +9,7 @@ import {
   EventSummaryDto,
   MAX_PAYLOAD_BYTES,
   PublishedEventDto,
+  PublishEventBatchRequest,
   PublishEventRequest,
   quoteInput,
 } from '@herald/contracts';
@@ -36,20 +37,32 @@ export class EventService {
 
   /** Stores the event and its delivery (when subscribed) before answering: an accepted event is never lost. */
   async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
+    const event = this.toNewEvent(request, '');
+    if (request.idempotency_key === undefined) return toDto(await this.events.publish(scope, event));
+    return toDto(await this.events.publishOnce(scope, event, { key: request.idempotency_key, requestHash: requestHash(request) }));
+  }
+
+  /** A batch (PRODUCT.md §5.1): all of it stored in one transaction before answering, or nothing. */
+  async publishBatch(scope: ApplicationScope, request: PublishEventBatchRequest): Promise<PublishedEventDto[]> {
+    const items = request.events.map((item, i) => {
+      const event = this.toNewEvent(item, `events[${i}].`);
+      const idempotency = item.idempotency_key === undefined ? null : { key: item.idempotency_key, requestHash: requestHash(item) };
+      return { event, idempotency };
+    });
+    return (await this.events.publishBatch(scope, items)).map(toDto);
+  }
+
+  /** A publish request checked and turned into the rows to store; `field` prefixes the fields its errors name. */
+  private toNewEvent(request: PublishEventRequest, field: string): NewEvent {
     // Herald's own notices to the operator: in the catalogue table, never the platform's to publish.
-    if (isOperationalEventType(request.event)) throw Errors.unknownEventType(request.event, 'event');
+    if (isOperationalEventType(request.event)) throw Errors.unknownEventType(request.event, `${field}event`);
     const payload = JSON.stringify(request.payload);
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
       throw new AppError('PAYLOAD_TOO_LARGE', `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`, {
-        details: [{ field: 'payload', message: `must be at most ${MAX_PAYLOAD_BYTES} bytes of JSON` }],
+        details: [{ field: `${field}payload`, message: `must be at most ${MAX_PAYLOAD_BYTES} bytes of JSON` }],
       });
     }
-    const event = this.newEvent(request.event, payload, false, request.idempotency_key ?? null);
-    if (request.idempotency_key === undefined) return toDto(await this.events.publish(scope, event));
-    const requestHash = createHash('sha256')
-      .update(JSON.stringify([request.event, request.payload]))
-      .digest('hex');
-    return toDto(await this.events.publishOnce(scope, event, { key: request.idempotency_key, requestHash }));
+    return this.newEvent(request.event, payload, false, request.idempotency_key ?? null);
   }
 
   /** A `webhook.test` event, delivered whether or not the application subscribes to it. */
@@ -92,6 +105,13 @@ export class EventService {
       ignoresSubscription,
     };
   }
+}
+
+/** What an idempotency key remembers of a request: the same key with another hash is 400-07. */
+function requestHash(request: PublishEventRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([request.event, request.payload]))
+    .digest('hex');
 }
 
 function toDto(record: PublishedEventRecord): PublishedEventDto {

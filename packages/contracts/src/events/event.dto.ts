@@ -1,13 +1,28 @@
-import { EnvelopeOf, PageOf } from '../common/envelope';
+import { ApiSuccessFlag, EnvelopeOf, PageOf } from '../common/envelope';
 import { EVENT_TYPE_NAME_MAX_LENGTH, idPattern } from '@herald/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { FreeForm } from '../validation/free-form';
-import { IsDefined, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { EachWithFreeForm, FreeForm } from '../validation/free-form';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsObject,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { IsCursor, PageQuery } from '../common/pagination.dto';
 import { coded } from '../validation/coded-constraint';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export const MAX_BATCH_EVENTS = 1000;
+/** A batch's whole body (PRODUCT.md §5.1); each payload is still held to MAX_PAYLOAD_BYTES. */
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
 
 export class PublishEventRequest {
   @ApiProperty({ example: 'acw_start', description: 'An event type from GET /event_types.' })
@@ -56,6 +71,31 @@ export class PublishedEventDto {
 }
 
 export class PublishedEventResponse extends EnvelopeOf(PublishedEventDto) {}
+
+export class PublishEventBatchRequest {
+  @ApiProperty({
+    type: [PublishEventRequest],
+    minItems: 1,
+    maxItems: MAX_BATCH_EVENTS,
+    description: `1 to ${MAX_BATCH_EVENTS} events, each as for a single publish; the body at most 5 MiB.`,
+  })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BATCH_EVENTS)
+  @ValidateNested({ each: true })
+  @Type(() => PublishEventRequest)
+  @EachWithFreeForm(() => PublishEventRequest)
+  events!: PublishEventRequest[];
+}
+
+export class PublishedEventBatchResponse {
+  @ApiSuccessFlag(true)
+  success!: true;
+
+  @ApiProperty({ type: [PublishedEventDto], description: 'One entry per event, in the order given.' })
+  data!: PublishedEventDto[];
+}
 
 /** A page of a list that can be narrowed to one event type (`?event=acw_start`). */
 export class EventFilteredPageQuery extends PageQuery {

@@ -1,5 +1,5 @@
 import { OPERATIONAL_EVENT_TYPES } from '@herald/core';
-import { AppError, Errors } from '@herald/contracts';
+import { AppError, Errors, quoteInput } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
@@ -197,16 +197,124 @@ export class EventRepository {
           WHERE k.application_id = $1 AND k.key = $2`,
         [scope.applicationId, idempotency.key],
       );
-      if (first.request_hash !== idempotency.requestHash) {
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used in the last 24 hours with a different request.', {
-          details: [{ field: 'idempotency_key', message: 'already used with a different event or payload' }],
-        });
-      }
+      if (first.request_hash !== idempotency.requestHash) throw keyReused('idempotency_key');
       if (first.event_type === null) throw new Error(`Idempotency key ${idempotency.key} names event ${first.event_id}, which is gone.`);
       return { eventId: first.event_id, eventType: first.event_type, deliveryIds: first.delivery_ids, replayed: true };
     });
     if (!published.replayed && published.deliveryIds.length > 0) this.notifier.deliveriesCommitted();
     return published;
+  }
+
+  /**
+   * A batch (PRODUCT.md §5.1): every event with its delivery in one transaction, all or none,
+   * and one wake-up of the workers. Keys behave as for publishOnce, item by item: a key already
+   * taken (also earlier in this batch) with the same request answers with its first event, with
+   * another request it fails the whole batch (400-07 naming the item). Unknown event types fail
+   * it too, each named. Results are in the order of `items`.
+   */
+  async publishBatch(
+    scope: ApplicationScope,
+    items: { event: NewEvent; idempotency: { key: string; requestHash: string } | null }[],
+  ): Promise<PublishedEventRecord[]> {
+    const results = await this.pg.transaction(async (sql) => {
+      await assertKnownEventTypes(
+        sql,
+        items.map((item) => item.event.eventType),
+      );
+      const answers = await this.takeIdempotencyKeys(sql, scope, items);
+      const fresh = items.filter((_, i) => answers[i] === 'new').map((item) => item.event);
+      const deliveryOf = new Map<string, string>();
+      if (fresh.length > 0) {
+        const rows = await sql<{ event_id: string; delivery_id: string }>(PUBLISH_MANY_SQL, [
+          fresh.map((event) => event.id),
+          fresh.map(() => scope.applicationId),
+          fresh.map((event) => event.eventType),
+          fresh.map((event) => event.payload),
+          fresh.map((event) => event.createdAt),
+          fresh.map((event) => event.deliveryId),
+          fresh.map((event) => event.ignoresSubscription),
+          fresh.map((event) => event.idempotencyKey),
+        ]);
+        for (const row of rows) deliveryOf.set(row.event_id, row.delivery_id);
+      }
+      const firstOfKey = new Map<string, PublishedEventRecord>();
+      return items.map(({ event, idempotency }, i): PublishedEventRecord & { isNew: boolean } => {
+        const answer = answers[i];
+        if (answer === 'new') {
+          const delivery = deliveryOf.get(event.id);
+          const record = { eventId: event.id, eventType: event.eventType, deliveryIds: delivery ? [delivery] : [] };
+          if (idempotency) firstOfKey.set(idempotency.key, record);
+          return { ...record, isNew: true };
+        }
+        // 'earlier': the same key and request earlier in this batch.
+        return { ...(answer === 'earlier' ? firstOfKey.get(idempotency!.key)! : answer), isNew: false };
+      });
+    });
+    if (results.some((result) => result.isNew && result.deliveryIds.length > 0)) this.notifier.deliveriesCommitted();
+    return results.map(({ isNew: _isNew, ...record }) => record);
+  }
+
+  /**
+   * For each item: 'new' when it is to be stored (no key, or its key taken now), 'earlier' when
+   * an earlier item of the batch took its key with the same request, or the first answer of a
+   * key taken before. Two statements whatever the batch: the keys are taken together, and the
+   * first answers of those already taken read together.
+   */
+  private async takeIdempotencyKeys(
+    sql: SqlQuery,
+    scope: ApplicationScope,
+    items: { event: NewEvent; idempotency: { key: string; requestHash: string } | null }[],
+  ): Promise<('new' | 'earlier' | PublishedEventRecord)[]> {
+    const firstIndex = new Map<string, number>();
+    items.forEach(({ idempotency }, i) => {
+      if (idempotency && !firstIndex.has(idempotency.key)) firstIndex.set(idempotency.key, i);
+    });
+    const answers: ('new' | 'earlier' | PublishedEventRecord)[] = items.map(() => 'new');
+    if (firstIndex.size === 0) return answers;
+    const keyed = [...firstIndex.values()].map((i) => items[i]);
+    const now = keyed[0].event.createdAt;
+    const taken = await sql<{ key: string }>(
+      `INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
+       SELECT $1, t.key, t.request_hash, t.event_id, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS t(key, request_hash, event_id)
+       ON CONFLICT (application_id, key) DO UPDATE
+         SET request_hash = excluded.request_hash, event_id = excluded.event_id, created_at = excluded.created_at
+         WHERE k.created_at <= $6
+       RETURNING key`,
+      [
+        scope.applicationId,
+        keyed.map((item) => item.idempotency!.key),
+        keyed.map((item) => item.idempotency!.requestHash),
+        keyed.map((item) => item.event.id),
+        now,
+        new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+      ],
+    );
+    const takenNow = new Set(taken.map((row) => row.key));
+    const before = [...firstIndex.keys()].filter((key) => !takenNow.has(key));
+    const firsts = new Map<string, { request_hash: string; event_id: string; event_type: string | null; delivery_ids: string[] }>();
+    if (before.length > 0) {
+      const rows = await sql<{ key: string; request_hash: string; event_id: string; event_type: string | null; delivery_ids: string[] }>(
+        `SELECT k.key, k.request_hash, k.event_id, e.event_type,
+                ARRAY(SELECT d.id FROM deliveries d WHERE d.event_id = k.event_id ORDER BY d.id) AS delivery_ids
+           FROM idempotency_keys k LEFT JOIN events e ON e.id = k.event_id
+          WHERE k.application_id = $1 AND k.key = ANY($2::text[])`,
+        [scope.applicationId, before],
+      );
+      for (const row of rows) firsts.set(row.key, row);
+    }
+    items.forEach(({ idempotency }, i) => {
+      if (!idempotency) return;
+      const first = firsts.get(idempotency.key);
+      const firstHash = first ? first.request_hash : items[firstIndex.get(idempotency.key)!].idempotency!.requestHash;
+      if (firstHash !== idempotency.requestHash) throw keyReused(`events[${i}].idempotency_key`);
+      if (first) {
+        if (first.event_type === null) throw new Error(`Idempotency key ${idempotency.key} names event ${first.event_id}, which is gone.`);
+        answers[i] = { eventId: first.event_id, eventType: first.event_type, deliveryIds: first.delivery_ids };
+      } else if (firstIndex.get(idempotency.key) !== i) {
+        answers[i] = 'earlier';
+      }
+    });
+    return answers;
   }
 
   /**
@@ -261,4 +369,25 @@ export class EventRepository {
       throw error;
     }
   }
+}
+
+function keyReused(field: string): AppError {
+  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used in the last 24 hours with a different request.', {
+    details: [{ field, message: 'already used with a different event or payload' }],
+  });
+}
+
+/** Fails with 400-04 naming every item (`events[i].event`) whose type is not in the catalogue. */
+async function assertKnownEventTypes(sql: SqlQuery, types: string[]): Promise<void> {
+  const known = new Set(
+    (await sql<{ name: string }>(`SELECT name FROM event_types WHERE name = ANY($1::text[])`, [[...new Set(types)]])).map(
+      (row) => row.name,
+    ),
+  );
+  const unknown = types.map((type, i) => ({ type, i })).filter(({ type }) => !known.has(type));
+  if (unknown.length === 0) return;
+  const first = Errors.unknownEventType(unknown[0].type, `events[${unknown[0].i}].event`);
+  throw new AppError('UNKNOWN_EVENT_TYPE', first.message, {
+    details: unknown.map(({ type, i }) => ({ field: `events[${i}].event`, message: `unknown event type ${quoteInput(type)}` })),
+  });
 }

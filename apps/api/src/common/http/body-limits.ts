@@ -1,11 +1,17 @@
+import { MAX_BATCH_BODY_BYTES } from '@herald/contracts';
+
 /** Configuration bodies are small; a larger body is refused with 413-00 before it is parsed. */
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
  * Routes allowed a larger body, by route pattern. Publishing carries a payload of up to
- * 256 KiB (checked on the payload itself) plus the envelope around it.
+ * 256 KiB (checked on the payload itself) plus the envelope around it; a batch many of them.
  */
-const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([['/application/:application_id/events', 320 * 1024]]);
+const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([
+  ['/application/:application_id/events', 320 * 1024],
+  // A batch (PRODUCT.md §5.1): up to 1,000 events in at most 5 MiB.
+  ['/application/:application_id/events/batch', MAX_BATCH_BODY_BYTES],
+]);
 
 /** The most any route accepts; Fastify stops reading a body past this. */
 export function largestBodyLimit(): number {

@@ -4,6 +4,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '../errors/error-envelope';
+import { bodyLimitFor } from './body-limits';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 /**
@@ -80,6 +81,12 @@ export function requestLineProblem(request: FastifyRequest): AppError | null {
       'INVALID_PARAMETER',
       'The query string has invalid percent-encoding (each % must start a UTF-8 escape such as %2F).',
     );
+  }
+  // A declared length over the route's own limit is refused before a byte of the body is read
+  // (the parser reads up to the largest limit of any route, a batch's 5 MiB).
+  const limit = bodyLimitFor(request.routeOptions?.url);
+  if (Number(request.headers['content-length']) > limit) {
+    return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
   }
   return null;
 }

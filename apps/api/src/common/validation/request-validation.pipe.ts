@@ -1,4 +1,4 @@
-import { AppError, CodedConstraintContext, ErrorDetail, ErrorKind, freeFormFieldsOf } from '@herald/contracts';
+import { AppError, CodedConstraintContext, ErrorDetail, ErrorKind, freeFormFieldsOf, freeFormItemsOf } from '@herald/contracts';
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
@@ -31,12 +31,7 @@ export class RequestValidationPipe implements PipeTransform {
     }
     const fallback: ErrorKind = type === 'body' ? 'VALIDATION_FAILED' : 'INVALID_PARAMETER';
     const raw = (value ?? {}) as Record<string, unknown>;
-    // Top-level fields only: a DTO nesting free-form maps deeper (a batch of events) must extend this.
-    const freeForm = freeFormFieldsOf(metatype);
-    const structured: Record<string, unknown> = {};
-    for (const key of Object.keys(raw)) {
-      if (!freeForm.includes(key)) Object.defineProperty(structured, key, { value: raw[key], enumerable: true, writable: true });
-    }
+    const { structured, restore } = separateFreeForm(metatype, raw);
     // No DTO of Herald's has these fields, and class-transformer cannot take them: it assigns
     // `__proto__` as the prototype and reads `constructor` to pick a class (a string there throws).
     const prototypeKeys = findKeys(structured, PROTOTYPE_KEYS);
@@ -48,7 +43,7 @@ export class RequestValidationPipe implements PipeTransform {
     }
 
     const instance = plainToInstance(metatype, structured, { enableImplicitConversion: false }) as Record<string, unknown>;
-    for (const key of freeForm) if (Object.hasOwn(raw, key)) instance[key] = raw[key];
+    restore(instance);
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -66,6 +61,40 @@ export class RequestValidationPipe implements PipeTransform {
     }
     return instance;
   }
+}
+
+/**
+ * Splits a body into what class-transformer may see and the client's own maps (@FreeForm fields,
+ * also inside the items of an @EachWithFreeForm array), which `restore` puts back on the
+ * validated instance exactly as parsed.
+ */
+function separateFreeForm(
+  dtoClass: unknown,
+  raw: Record<string, unknown>,
+): { structured: Record<string, unknown>; restore: (instance: Record<string, unknown>) => void } {
+  const freeForm = freeFormFieldsOf(dtoClass);
+  const itemClasses = freeFormItemsOf(dtoClass);
+  const structured: Record<string, unknown> = {};
+  const restores: ((instance: Record<string, unknown>) => void)[] = [];
+  for (const key of Object.keys(raw)) {
+    if (freeForm.includes(key)) {
+      restores.push((instance) => (instance[key] = raw[key]));
+      continue;
+    }
+    let value = raw[key];
+    const itemClass = itemClasses.get(key);
+    if (itemClass && Array.isArray(value)) {
+      const items = value.map((item) => (isJsonObject(item) ? separateFreeForm(itemClass(), item) : null));
+      value = value.map((item, i) => items[i]?.structured ?? item);
+      restores.push((instance) => {
+        const list = instance[key];
+        if (Array.isArray(list)) items.forEach((item, i) => item && isJsonObject(list[i]) && item.restore(list[i]));
+      });
+    }
+    // defineProperty: a `__proto__` key stays a plain field here, to be refused below by name.
+    Object.defineProperty(structured, key, { value, enumerable: true, writable: true });
+  }
+  return { structured, restore: (instance) => restores.forEach((put) => put(instance)) };
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -122,7 +151,8 @@ interface Failure {
 }
 
 function collect(error: ValidationError, prefix: string): Failure[] {
-  const field = prefix ? `${prefix}.${error.property}` : error.property;
+  // An array's items are numbered properties; they read as events[7].event.
+  const field = !prefix ? error.property : /^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`;
   const failures: Failure[] = [];
   for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
     const context = error.contexts?.[constraint] as CodedConstraintContext | undefined;
