@@ -1,5 +1,6 @@
 import { apiRead } from './benchmarks/api-read';
 import { apiWrite } from './benchmarks/api-write';
+import { claimScale } from './benchmarks/claim-scale';
 import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
@@ -20,6 +21,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'retry-timing': retryTiming,
   memory,
   'worker-scale': workerScale,
+  'claim-scale': claimScale,
   recover,
   'events-list': eventsList,
   history,

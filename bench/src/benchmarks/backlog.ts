@@ -2,22 +2,9 @@ import { BenchContext, scaled } from '../harness/context';
 import { BenchEnvironment, RunningProcess } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
 import { BenchResult, writeResult } from '../harness/report';
+import { insertDueBacklog } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
 import { round } from '../harness/stats';
-
-/** Inserts `count` deliveries due now, spread over the tenant's applications, in one statement. */
-async function insertBacklog(environment: BenchEnvironment, applicationIds: number[], count: number, tag: string): Promise<void> {
-  await environment.sql(
-    `WITH ev AS (
-       INSERT INTO events (id, application_id, event_type, payload, created_at)
-       SELECT 'evt_${tag}_' || g, ($1::int[])[1 + g % cardinality($1::int[])], 'acw_start', '{"call_id":"c-' || g || '"}', now()
-         FROM generate_series(1, $2::int) g
-       RETURNING id, application_id)
-     INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
-     SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev`,
-    [applicationIds, count],
-  );
-}
 
 /** Drain rate of a backlog with one worker and with two (the scale figure). */
 export async function workerScale(context: BenchContext): Promise<BenchResult> {
@@ -32,7 +19,7 @@ export async function workerScale(context: BenchContext): Promise<BenchResult> {
     await api.stop();
 
     const drain = async (workers: number, tag: string) => {
-      await insertBacklog(environment, applicationIds, backlog, tag);
+      await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, tag);
       sink.reset();
       const started = performance.now();
       const running: RunningProcess[] = [];
@@ -80,7 +67,7 @@ export async function memory(context: BenchContext): Promise<BenchResult> {
     const rest = { api: api.rssMb(), worker: worker.rssMb() };
 
     sink.reset(() => 503);
-    await insertBacklog(environment, applicationIds, backlog, 'mem');
+    await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, 'mem');
     const peak = { api: rest.api, worker: rest.worker };
     const deadline = Date.now() + context.seconds * 1000;
     while (Date.now() < deadline) {

@@ -4,7 +4,7 @@ import { BenchEnvironment, withClient } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
 import { requestLoad } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
-import { seedAttempts, seedDeliveries, seedEvents, settleTables } from '../harness/seed';
+import { insertDueBacklog, seedAttempts, seedDeliveries, seedEvents, settleTables } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
 import { round } from '../harness/stats';
 
@@ -160,16 +160,7 @@ async function drainRate(
     await waitForEmptyQueue(environment);
     await withClient(environment.databaseUrl, (client) => settleTables(client, ['events', 'deliveries', 'delivery_attempts']));
     sink.reset();
-    await environment.sql(
-      `WITH ev AS (
-         INSERT INTO events (id, application_id, event_type, payload, created_at)
-         SELECT 'evt_${tag}_' || g, ($1::int[])[1 + g % cardinality($1::int[])], 'acw_start', '{"call_id":"c-' || g || '"}', now()
-           FROM generate_series(1, $2::int) g
-         RETURNING id, application_id)
-       INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
-       SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev`,
-      [applicationIds, count],
-    );
+    await insertDueBacklog(environment.databaseUrl, applicationIds, count, tag);
     const started = performance.now();
     await environment.sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
     await sink.waitFor(count, 600_000);

@@ -95,3 +95,26 @@ export async function seedAttempts(client: pg.Client, options: { applicationId: 
   );
   return result.rowCount ?? 0;
 }
+
+/**
+ * `count` deliveries (with their events) due now, spread over the applications round-robin, in
+ * one statement: a backlog as after an outage. Ids are `evt_<tag>_<n>` / `dlv_<tag>_<n>`.
+ */
+export async function insertDueBacklog(databaseUrl: string, applicationIds: number[], count: number, tag: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `WITH ev AS (
+         INSERT INTO events (id, application_id, event_type, payload, created_at)
+         SELECT 'evt_' || $3::text || '_' || g, ($1::int[])[1 + g % cardinality($1::int[])], 'acw_start', '{"call_id":"c-' || g || '"}', now()
+           FROM generate_series(1, $2::int) g
+         RETURNING id, application_id)
+       INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+       SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev`,
+      [applicationIds, count, tag],
+    );
+  } finally {
+    await client.end();
+  }
+}

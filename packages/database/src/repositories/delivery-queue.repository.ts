@@ -156,6 +156,32 @@ function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | '
 }
 
 /**
+ * The claim (DeliveryQueueRepository.claim): $1 now, $2 hosts this worker has no room for, $3 the
+ * limit, $4 the lease token, $5 the lease's end. Due-and-pending and lease-expired are two
+ * index-ordered scans that stop at the LIMIT; one scan of their OR read and sorted every due row
+ * (82 ms against 0.4 ms a claim with 100,000 due). The throttle check runs on the claimed rows
+ * only, after the LIMIT: in the scan it made every due row wider for the sort, 5-9% slower with
+ * 100,000 due (ARCHITECTURE.md). Exported for the bench, which shows its plan.
+ */
+export const CLAIM_SQL = `WITH pending_due AS (
+         ${dueScan('pending', 'next_attempt_at', '<=')}
+       ), lease_expired AS (
+         ${dueScan('sending', 'lease_expires_at', '<')}
+       ), due AS (
+         SELECT id FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) due ORDER BY due_at LIMIT $3
+       ), claimed AS (
+         UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
+           FROM due
+          WHERE d.id = due.id
+            AND (d.destination <> 'webhook'
+                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
+         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription
+       )
+       SELECT claimed.*, false AS throttled FROM claimed
+       UNION ALL
+       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE NOT EXISTS (SELECT 1 FROM claimed WHERE claimed.id = due.id)`;
+
+/**
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
@@ -178,30 +204,13 @@ export class DeliveryQueueRepository {
    */
   async claim(options: ClaimOptions): Promise<ClaimBatch> {
     const busyHosts = [...options.hostsInFlight].filter(([, count]) => count >= options.hostCap).map(([host]) => host);
-    // The throttle check runs on the claimed rows only, after the LIMIT: in the scan it made
-    // every due row wider for the sort, 5-9% slower with 100,000 due (measured, ARCHITECTURE.md).
-    // Due-and-pending and lease-expired are two index-ordered scans that stop at the LIMIT; one
-    // scan with their OR read and sorted every due row (82 ms against 0.4 ms with 100,000 due).
-    const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(
-      `WITH pending_due AS (
-         ${dueScan('pending', 'next_attempt_at', '<=')}
-       ), lease_expired AS (
-         ${dueScan('sending', 'lease_expires_at', '<')}
-       ), due AS (
-         SELECT id FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) due ORDER BY due_at LIMIT $3
-       ), claimed AS (
-         UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
-           FROM due
-          WHERE d.id = due.id
-            AND (d.destination <> 'webhook'
-                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription
-       )
-       SELECT claimed.*, false AS throttled FROM claimed
-       UNION ALL
-       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE NOT EXISTS (SELECT 1 FROM claimed WHERE claimed.id = due.id)`,
-      [options.now, busyHosts, options.limit, options.token, options.leaseUntil],
-    );
+    const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(CLAIM_SQL, [
+      options.now,
+      busyHosts,
+      options.limit,
+      options.token,
+      options.leaseUntil,
+    ]);
     const deliveries = rows.filter((row) => !row.throttled).map((row) => toClaimedDelivery(row, null));
     const throttledIds = rows.filter((row) => row.throttled).map((row) => row.id);
     if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null };

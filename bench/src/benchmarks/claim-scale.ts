@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { CLAIM_SQL, DeliveryQueueRepository, PgPool } from '@herald/database/queue';
+import { BenchContext, scaled } from '../harness/context';
+import { BenchEnvironment, withClient } from '../harness/environment';
+import { HeraldClient } from '../harness/herald-client';
+import { BenchResult, writeResult } from '../harness/report';
+import { insertDueBacklog, settleTables } from '../harness/seed';
+import { BenchSink } from '../harness/sink';
+import { percentile, round } from '../harness/stats';
+
+const CLAIM_LIMIT = 64;
+
+/**
+ * Whether a claim's cost grows with the backlog (issue 12): the worker's claim
+ * (DeliveryQueueRepository.claim, the statement it runs) timed with 1,000 and with 1,000,000
+ * deliveries due, the claimed rows put back due after each claim so the backlog keeps its size,
+ * and each claim's plan (EXPLAIN ANALYZE, rolled back). Then the drain rate of a 1,000,000
+ * backlog by one worker against that of a 20,000 backlog, to a local sink.
+ */
+export async function claimScale(context: BenchContext): Promise<BenchResult> {
+  const small = scaled(context, 1_000, 200);
+  const large = scaled(context, 1_000_000, 20_000);
+  const claims = scaled(context, 300, 30);
+  const drainSmall = scaled(context, 20_000, 500);
+  const drainLarge = scaled(context, 1_000_000, 5_000);
+  const sink = await new BenchSink().start();
+  const environment = await BenchEnvironment.create(context.serverUrl);
+  const pool = new PgPool({ url: environment.databaseUrl, poolSize: 2 });
+  try {
+    const api = await environment.startApi({ HERALD_LOG_LEVEL: 'warn' });
+    const admin = new HeraldClient(api.url, 4);
+    const { applicationIds } = await admin.tenant(context.quick ? 2 : 20, sink.url);
+    await admin.close();
+    await api.stop();
+    const queue = new DeliveryQueueRepository(pool);
+    const settle = () => withClient(environment.databaseUrl, (client) => settleTables(client, ['events', 'deliveries']));
+
+    const timeClaims = async (backlog: number, tag: string) => {
+      await environment.sql(`DELETE FROM deliveries`);
+      await environment.sql(`DELETE FROM events`);
+      await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, tag);
+      await settle();
+      const times: number[] = [];
+      for (let i = 0; i < claims; i++) {
+        const now = new Date();
+        const started = performance.now();
+        const batch = await queue.claim({
+          limit: CLAIM_LIMIT,
+          token: randomUUID(),
+          now,
+          leaseUntil: new Date(now.getTime() + 60_000),
+          hostsInFlight: new Map(),
+          hostCap: 64,
+        });
+        times.push(performance.now() - started);
+        if (batch.deliveries.length !== CLAIM_LIMIT)
+          throw new Error(`claimed ${batch.deliveries.length} of ${CLAIM_LIMIT} with ${backlog} due`);
+        // Back in the queue, due now (behind the rest): the backlog keeps its size.
+        await pool.sql(
+          `UPDATE deliveries SET status = 'pending', lease_token = NULL, lease_expires_at = NULL, next_attempt_at = now() WHERE id = ANY($1::text[])`,
+          [batch.deliveries.map((delivery) => delivery.id)],
+        );
+      }
+      const plan = await withClient(environment.databaseUrl, async (client) => {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_SQL}`, [
+          new Date(),
+          [],
+          CLAIM_LIMIT,
+          'explain',
+          new Date(Date.now() + 60_000),
+        ]);
+        await client.query('ROLLBACK');
+        return rows.map((row) => row['QUERY PLAN']);
+      });
+      return { p50: percentile(times, 50), p99: percentile(times, 99), plan };
+    };
+    const few = await timeClaims(small, 'few');
+    const many = await timeClaims(large, 'many');
+    for (const [backlog, plan] of [
+      [small, few.plan],
+      [large, many.plan],
+    ] as const) {
+      // The only sort allowed is the merge of the two scans' few rows, never one of deliveries.
+      const sortsDeliveries = plan.some((line) => /Sort Key: d\./.test(line));
+      const ordered = plan.some((line) => line.includes('Index Scan using deliveries_status_next_attempt_at_idx'));
+      if (sortsDeliveries || !ordered) throw new Error(`the claim does not scan in index order with ${backlog} due:\n${plan.join('\n')}`);
+    }
+
+    const drain = async (backlog: number, tag: string) => {
+      await environment.sql(`DELETE FROM delivery_attempts`);
+      await environment.sql(`DELETE FROM deliveries`);
+      await environment.sql(`DELETE FROM events`);
+      const worker = await environment.startWorker({ HERALD_WORKER_HOST_CONCURRENCY: '64', HERALD_LOG_LEVEL: 'warn' });
+      try {
+        await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, tag);
+        await settle();
+        sink.reset();
+        const started = performance.now();
+        await environment.sql(`SELECT pg_notify('herald_deliveries', '')::text`);
+        await sink.waitFor(backlog, 3_600_000);
+        return Math.round(backlog / ((performance.now() - started) / 1000));
+      } finally {
+        await worker.stop();
+      }
+    };
+    const smallRate = await drain(drainSmall, 'ds');
+    const largeRate = await drain(drainLarge, 'dl');
+
+    const ratio = many.p50 / few.p50;
+    return writeResult({
+      name: 'claim-scale',
+      description: `the worker's claim of ${CLAIM_LIMIT} (DeliveryQueueRepository.claim) ${claims} times with ${small} and with ${large} deliveries due (claimed rows put back due each time); then one worker draining ${drainSmall} and ${drainLarge} due deliveries to a local sink`,
+      figures: [
+        { metric: `claim p50 / p99, ${small} due`, value: round(few.p50, 2), unit: `/ ${round(few.p99, 2)} ms` },
+        {
+          metric: `claim p50, ${large} due`,
+          value: round(many.p50, 2),
+          unit: `ms (p99 ${round(many.p99, 2)})`,
+          baseline: { name: `${small} due`, value: round(few.p50, 2) },
+          ratio: round(ratio, 2),
+          target: '<= 2x',
+          pass: ratio <= 2,
+        },
+        { metric: `drain of ${drainSmall}`, value: smallRate, unit: 'deliveries/s' },
+        {
+          metric: `drain of ${drainLarge}`,
+          value: largeRate,
+          unit: 'deliveries/s',
+          baseline: { name: `${drainSmall}`, value: smallRate },
+          ratio: round(largeRate / smallRate, 3),
+          target: '>= 90%',
+          pass: largeRate / smallRate >= 0.9,
+        },
+      ],
+      plans: { [`claim, ${small} due`]: few.plan, [`claim, ${large} due`]: many.plan },
+    });
+  } finally {
+    await pool.pool.end();
+    await environment.dispose();
+    await sink.close();
+  }
+}
