@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, ApiError, call, type Schemas } from '../api/client';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApplicationId } from './ApplicationLayout';
@@ -10,6 +10,8 @@ export function SubscriptionsPage() {
   const id = useApplicationId();
   const queryClient = useQueryClient();
   const [choice, setChoice] = useState('');
+  // Bumped when a change is refused, so the toggles go back to the stored flags.
+  const [refusals, setRefusals] = useState(0);
   const path = { params: { path: { application_id: id } } };
   const subscriptions = useQuery({
     queryKey: ['subscriptions', id],
@@ -32,6 +34,7 @@ export function SubscriptionsPage() {
       done(res);
       setChoice('');
     },
+    onError: () => setRefusals((n) => n + 1),
   });
   const remove = useMutation({
     mutationFn: (event: string) =>
@@ -73,19 +76,19 @@ export function SubscriptionsPage() {
                   <code>{event}</code>
                 </td>
                 <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Ensure delivery of ${event}`}
-                    checked={flags.ensure_delivery}
-                    onChange={(e) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: e.target.checked } })}
+                  <FlagToggle
+                    key={`ensure-${refusals}`}
+                    label={`Ensure delivery of ${event}`}
+                    value={flags.ensure_delivery}
+                    onChange={(checked) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: checked } })}
                   />
                 </td>
                 <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`${event} active`}
-                    checked={flags.active}
-                    onChange={(e) => upsert.mutate({ event, flags: { ...flags, active: e.target.checked } })}
+                  <FlagToggle
+                    key={`active-${refusals}`}
+                    label={`${event} active`}
+                    value={flags.active}
+                    onChange={(checked) => upsert.mutate({ event, flags: { ...flags, active: checked } })}
                   />
                 </td>
                 <td>
@@ -122,5 +125,25 @@ export function SubscriptionsPage() {
         </button>
       </form>
     </section>
+  );
+}
+
+/**
+ * A checkbox that shows the click at once and follows the stored value when the API answers
+ * (back to what it was if the change was refused).
+ */
+function FlagToggle({ label, value, onChange }: { label: string; value: boolean; onChange(checked: boolean): void }) {
+  const [shown, setShown] = useState(value);
+  useEffect(() => setShown(value), [value]);
+  return (
+    <input
+      type="checkbox"
+      aria-label={label}
+      checked={shown}
+      onChange={(e) => {
+        setShown(e.target.checked);
+        onChange(e.target.checked);
+      }}
+    />
   );
 }

@@ -1,0 +1,281 @@
+import { createTemplateDatabase, cloneDatabase, dropTestDatabases, testServerUrl, type TestDatabase } from '@herald/database/testing';
+import { freePort, Sink, waitForOk } from '@herald/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The console in a real browser (issue 13): the built api and worker on their own PostgreSQL
+ * database, a receiver on 127.0.0.1, and Debian's Chromium, driven by role and label as a person
+ * with a screen reader would. Any browser console error or failed request fails the test, except
+ * the API errors the test provokes on purpose (listed in `expected`). Screenshots of every page,
+ * light and dark, go to test/screenshots/.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../../..');
+const SHOTS = path.join(here, 'screenshots');
+const ADMIN_KEY = 'browser-admin-key-0123456789abcdef';
+const APP_ID = 42;
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+interface Service {
+  child: ChildProcess;
+  output(): string;
+}
+
+function startService(name: 'api' | 'worker', env: NodeJS.ProcessEnv): Service {
+  const child = spawn(process.execPath, [path.join(repo, 'apps', name, 'dist/main.js')], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+async function stopService(service: Service | undefined): Promise<void> {
+  if (!service || service.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  service.child.kill('SIGTERM');
+  await exited;
+}
+
+describe('the console in Chromium', () => {
+  let template: string;
+  let db: TestDatabase;
+  let api: Service;
+  let worker: Service;
+  let sink: Sink;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let sinkStatus = 200;
+  /** What went wrong in the browser that the test did not ask for. */
+  const problems: string[] = [];
+  /** API answers of 4xx the test provokes on purpose ("METHOD /path status"), each allowed once. */
+  const expected: string[] = [];
+
+  const adminCall = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: ADMIN_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  const shot = async (name: string) => {
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    template = await createTemplateDatabase(testServerUrl());
+    db = await cloneDatabase(testServerUrl(), template);
+    sink = await new Sink(() => ({
+      status: sinkStatus,
+      body: sinkStatus === 200 ? '{"ok":true}' : '{"error":"receiver is down"}',
+    })).start();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const env = {
+      DATABASE_URL: db.url,
+      HERALD_ADMIN_KEY: ADMIN_KEY,
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+      HERALD_LOG_LEVEL: 'warn',
+      HERALD_RATE_LIMIT_PER_SECOND: '0',
+    };
+    api = startService('api', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+    worker = startService('worker', { ...env, HERALD_WORKER_METRICS_PORT: '0' });
+    await waitForOk(`${base}/readyz`, 30_000, () => (api.child.exitCode !== null ? api.output() : null));
+    const account = await adminCall('POST', '/admin/accounts', { name: 'Acme Contact Center' });
+    await adminCall('POST', '/admin/applications', { id: APP_ID, name: 'Support EU', account_id: account.data.id });
+    await adminCall('POST', '/admin/applications', { id: 7, name: 'Sales US', account_id: account.data.id });
+    await adminCall('POST', '/admin/api_keys', { account_id: account.data.id, name: 'production' });
+
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() !== 'error' && message.type() !== 'warning') return;
+      // Chromium reports every 4xx/5xx fetch this way; the response listener judges those.
+      if (/^Failed to load resource: the server responded with a status of \d+/.test(message.text())) return;
+      problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`),
+    );
+    page.on('response', (response) => {
+      if (response.status() < 400) return;
+      const what = `${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`;
+      const at = expected.indexOf(what);
+      if (at >= 0) expected.splice(at, 1);
+      else problems.push(`unexpected answer: ${what}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopService(worker);
+    await stopService(api);
+    await sink?.close();
+    if (template) await dropTestDatabases(testServerUrl(), template);
+  });
+
+  it('signs in, configures the webhook, subscribes, delivers, retries, rotates the secret and signs out', async () => {
+    const response = await page.goto(`${base}/console`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByRole('heading', { name: 'Herald Console' }).waitFor();
+    await shot('sign-in-light');
+
+    // Sign in with the operator's key: it goes to sessionStorage, nowhere else.
+    await page.getByLabel('API key').fill(ADMIN_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: new RegExp(`Application ${APP_ID}\\b`) }).waitFor();
+    expect(await page.evaluate(() => [sessionStorage.getItem('herald.credential'), localStorage.length])).toEqual([ADMIN_KEY, 0]);
+    await shot('applications-light');
+
+    // The webhook: a bad URL is refused beside its field, then fixed; the schedule shows before saving.
+    expected.push(`GET /application/${APP_ID}/webhook 404`);
+    await page.getByRole('link', { name: new RegExp(`Application ${APP_ID}\\b`) }).click();
+    const url = page.getByLabel('Target URL');
+    await url.waitFor();
+    expected.push(`PUT /application/${APP_ID}/webhook 400`);
+    await url.fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await expect.poll(() => url.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await url.getAttribute('aria-describedby'))!;
+    const fieldError = await page.locator(`[id="${describedBy}"]`).textContent();
+    expect(fieldError).toMatch(/url/i);
+    await shot('webhook-field-error-light');
+
+    await url.fill(sink.url('/hook'));
+    await page.getByLabel('First retry after (seconds)').fill('1');
+    await page.getByLabel('Maximum retries').fill('3');
+    await page.getByLabel('Backoff', { exact: true }).selectOption('linear');
+    await page.getByLabel('Backoff value').fill('2');
+    const preview = page.getByRole('region', { name: 'Retry schedule preview' });
+    await expect
+      .poll(() => preview.getByRole('listitem').allTextContents())
+      .toEqual(['First attemptat 0 s', 'Retry 1 after 1 sat 1 s', 'Retry 2 after 3 sat 4 s', 'Retry 3 after 5 sat 9 s']);
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 1 name').fill('X-Api-Token');
+    await page.getByLabel('Header 1 value').fill('token-123');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBeNull();
+    await shot('webhook-light');
+    const stored = await adminCall('GET', `/application/${APP_ID}/webhook`);
+    expect(stored.data).toEqual({
+      url: sink.url('/hook'),
+      retry_enabled: 1,
+      retry_config: { retry_value: 1, max_retries: 3, backoff_type: 'linear', backoff_value: 2 },
+      headers: { 'X-Api-Token': 'token-123' },
+    });
+
+    // Subscribe from the catalogue, and toggle a flag.
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByLabel('Event type').selectOption('acw_start');
+    await page.getByRole('button', { name: 'Subscribe' }).click();
+    const ensure = page.getByRole('checkbox', { name: 'Ensure delivery of acw_start' });
+    await ensure.waitFor();
+    await ensure.check();
+    await expect
+      .poll(async () => (await adminCall('GET', `/application/${APP_ID}/webhook/subscription`)).subscriptions)
+      .toEqual({
+        acw_start: { ensure_delivery: true, active: true },
+      });
+    await shot('subscriptions-light');
+
+    // A test event arrives and its delivery turns `succeeded` without a reload.
+    await page.getByRole('link', { name: 'Secret and health' }).click();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByRole('link', { name: 'Follow its delivery' }).click();
+    await page.locator('.section-head .status', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
+    expect(sink.received.at(-1)?.headers['x-api-token']).toBe('token-123');
+    await page.getByText('Headers sent').click();
+    await shot('delivery-succeeded-light');
+
+    // The receiver fails: an acw_start delivery (at least once) is retried per the policy, then fails.
+    sinkStatus = 500;
+    const published = await adminCall('POST', `/application/${APP_ID}/events`, { event: 'acw_start', payload: { call_id: 'c-1' } });
+    const failing = published.data.deliveries[0] as string;
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    // It appears in the log without a reload (polling), and becomes `failed` once retries run out.
+    const row = page.getByRole('row', { name: new RegExp(failing) });
+    await row.waitFor({ timeout: 10_000 });
+    await row.getByText('failed', { exact: true }).waitFor({ timeout: 30_000 });
+    await shot('deliveries-light');
+    await row.getByRole('link').click();
+    await page.getByText('HTTP 500').first().waitFor();
+    await shot('delivery-failed-light');
+    sinkStatus = 200;
+    await page.getByRole('button', { name: 'Retry delivery' }).click();
+    await page.locator('.section-head .status', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
+
+    // The signing secret: reveal, then rotate after confirming.
+    await page.getByRole('link', { name: 'Secret and health' }).click();
+    const before = (await adminCall('GET', `/application/${APP_ID}/webhook/secret`)).data.secret as string;
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    await page.getByText(before).waitFor();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.waitFor();
+    await shot('rotate-confirm-light');
+    await dialog.getByRole('button', { name: 'Yes, rotate' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rotated.' }).waitFor();
+    const after = (await adminCall('GET', `/application/${APP_ID}/webhook/secret`)).data.secret as string;
+    expect(after).not.toBe(before);
+    await page.getByText(after).waitFor();
+    await shot('endpoint-light');
+
+    // Every page, light and dark.
+    const pages: [string, string][] = [
+      ['applications', '#/'],
+      ['webhook', `#/applications/${APP_ID}/webhook`],
+      ['subscriptions', `#/applications/${APP_ID}/subscriptions`],
+      ['deliveries', `#/applications/${APP_ID}/deliveries`],
+      ['delivery', `#/applications/${APP_ID}/deliveries/${failing}`],
+      ['events', `#/applications/${APP_ID}/events`],
+      ['endpoint', `#/applications/${APP_ID}/endpoint`],
+      ['error-codes', '#/error-codes'],
+    ];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [name, hash] of pages) {
+        await page.goto(`${base}/console/${hash}`);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        await shot(`${name}-${scheme}`);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Sign out forgets the key.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('sign-in-dark');
+
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+});
