@@ -83,6 +83,27 @@ describe('the console in Chromium', () => {
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   };
 
+  /** Records what goes wrong in a page: console errors, page errors, failed requests, unasked-for 4xx/5xx. */
+  const watch = (target: Page) => {
+    target.on('console', (message) => {
+      if (message.type() !== 'error' && message.type() !== 'warning') return;
+      // Chromium reports every 4xx/5xx fetch this way; the response listener judges those.
+      if (/^Failed to load resource: the server responded with a status of \d+/.test(message.text())) return;
+      problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    target.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    target.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`),
+    );
+    target.on('response', (response) => {
+      if (response.status() < 400) return;
+      const what = `${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`;
+      const at = expected.indexOf(what);
+      if (at >= 0) expected.splice(at, 1);
+      else problems.push(`unexpected answer: ${what}`);
+    });
+  };
+
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     template = await createTemplateDatabase(testServerUrl());
@@ -111,23 +132,7 @@ describe('the console in Chromium', () => {
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() !== 'error' && message.type() !== 'warning') return;
-      // Chromium reports every 4xx/5xx fetch this way; the response listener judges those.
-      if (/^Failed to load resource: the server responded with a status of \d+/.test(message.text())) return;
-      problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) =>
-      problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`),
-    );
-    page.on('response', (response) => {
-      if (response.status() < 400) return;
-      const what = `${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`;
-      const at = expected.indexOf(what);
-      if (at >= 0) expected.splice(at, 1);
-      else problems.push(`unexpected answer: ${what}`);
-    });
+    watch(page);
   }, 120_000);
 
   afterAll(async () => {
@@ -275,6 +280,46 @@ describe('the console in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot('sign-in-dark');
 
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+  it('opens a portal link for one application only, keeps the token out of the address bar, and stops when it is revoked', async () => {
+    const link = (await adminCall('POST', `/application/${APP_ID}/portal_links`, {})).data as { url: string; token: string };
+    expect(link.url).toMatch(/^\/console\/#\/portal\?/);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const portal = await context.newPage();
+    watch(portal);
+    try {
+      await portal.goto(`${base}${link.url}`);
+      await portal.getByLabel('Target URL').waitFor();
+      // The token left the address bar (and history) and lives in this tab's sessionStorage only.
+      expect(portal.url()).not.toContain('hp_');
+      expect(portal.url()).toMatch(new RegExp(`#/applications/${APP_ID}/webhook$`));
+      expect(await portal.evaluate(() => sessionStorage.getItem('herald.credential'))).toBe(link.token);
+      expect(await portal.getByLabel('Target URL').inputValue()).toBe(sink.url('/hook'));
+      // Nothing of the operator's: no application list, no admin views.
+      await expect
+        .poll(() => portal.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents())
+        .toEqual([`Application ${APP_ID}`, 'Error codes']);
+      await portal.getByRole('link', { name: 'Deliveries' }).click();
+      await portal.getByRole('row').nth(1).waitFor();
+      await portal.screenshot({ path: path.join(SHOTS, 'portal-deliveries-light.png'), fullPage: true });
+
+      // Another application answers 403-03, shown as such.
+      expected.push('GET /application/7/webhook 403');
+      await portal.goto(`${base}/console/#/applications/7/webhook`);
+      await portal.getByRole('alert').filter({ hasText: '403-03' }).waitFor();
+
+      // Revoked: the next request is refused.
+      await adminCall('DELETE', `/application/${APP_ID}/portal_links`);
+      expected.push(`GET /application/${APP_ID}/webhook 403`);
+      await portal.goto(`${base}/console/#/applications/${APP_ID}/webhook`);
+      await portal.reload(); // a fresh page, not the answers cached before the revocation
+      await portal.getByRole('alert').filter({ hasText: '403-02' }).waitFor();
+      await portal.screenshot({ path: path.join(SHOTS, 'portal-revoked-light.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);
   });
