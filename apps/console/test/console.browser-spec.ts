@@ -323,4 +323,37 @@ describe('the console in Chromium', () => {
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);
   });
+  it('shows the first screen of a delivery log of 100,000 deliveries (measured, not asserted)', async () => {
+    // A disabled endpoint keeps its deliveries paused: the log fills without the worker sending them.
+    const account = (await adminCall('GET', '/admin/accounts')).data[0].id as string;
+    await adminCall('POST', '/admin/applications', { id: 9, name: 'Big log', account_id: account });
+    await adminCall('PUT', '/application/9/webhook', { url: sink.url('/big'), retry_enabled: 0 });
+    await adminCall('PUT', '/application/9/webhook/subscription/acw_start', {});
+    await adminCall('POST', '/application/9/webhook/disable');
+    const seeded = Date.now();
+    for (let batch = 0; batch < 100; batch++) {
+      const events = Array.from({ length: 1000 }, (_, i) => ({ event: 'acw_start', payload: { n: batch * 1000 + i } }));
+      await adminCall('POST', '/application/9/events/batch', { events });
+    }
+    const seedMs = Date.now() - seeded;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    await context.addInitScript((key) => sessionStorage.setItem('herald.credential', key), ADMIN_KEY);
+    const big = await context.newPage();
+    watch(big);
+    try {
+      await big.goto(`${base}/console/#/applications/9/deliveries`);
+      await big.getByRole('row').nth(25).waitFor();
+      const usableMs = await big.evaluate(() => Math.round(performance.now()));
+      console.log(`console: first screen of a 100,000-delivery log usable after ${usableMs} ms (seeding took ${seedMs} ms)`);
+      await big.screenshot({ path: path.join(SHOTS, 'big-log-light.png') });
+      expect(await big.getByRole('row').count()).toBe(26);
+      // More on scroll: the next page arrives when the end of the list comes into view.
+      await big.getByRole('row').nth(25).scrollIntoViewIfNeeded();
+      await big.mouse.wheel(0, 4000);
+      await big.getByRole('row').nth(50).waitFor();
+    } finally {
+      await context.close();
+    }
+    expect(problems).toEqual([]);
+  });
 });
