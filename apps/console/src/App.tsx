@@ -48,7 +48,8 @@ function Shell() {
         <span className="brand">Herald</span>
         <nav aria-label="Main">
           {session.kind === 'portal' ? (
-            <NavLink to={`/applications/${session.applicationId}/webhook`}>Application {session.applicationId}</NavLink>
+            // Without `end`: the link stays marked on every tab of the application.
+            <NavLink to={`/applications/${session.applicationId}`}>Application {session.applicationId}</NavLink>
           ) : (
             <NavLink to="/" end>
               Applications
