@@ -59,13 +59,23 @@ describe('retention', () => {
       unsubscribed.applicationId,
     ]);
     await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [oldLone.id, daysAgo(31)]);
+    // Portal links: expired or revoked before the period go; a working one and one that stopped recently stay.
+    const link = (id: string, expiresDaysAgo: number, revokedDaysAgo: number | null) =>
+      worker.sql(
+        `INSERT INTO portal_links (id, application_id, token_hash, expires_at, created_at, revoked_at) VALUES ($1, $2, $1, $3, $3, $4)`,
+        [id, app.applicationId, daysAgo(expiresDaysAgo), revokedDaysAgo === null ? null : daysAgo(revokedDaysAgo)],
+      );
+    await link('ptl_expired_long_ago', 31, null);
+    await link('ptl_revoked_long_ago', -1, 35);
+    await link('ptl_expired_recently', 2, null);
+    await link('ptl_working', -1, null);
     const metrics = worker.inWorker(WorkerMetrics);
     const before = await metrics.registry.getSingleMetricAsString('herald_retention_rows_removed_total');
     expect(before).toMatch(/table="deliveries"} 0$/m);
 
     const removed = await worker.inWorker(RetentionJob).runOnce();
 
-    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4 });
+    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4, portalLinks: 2 });
     for (const gone of [succeeded, failed, cancelled]) {
       expect(await exists('deliveries', gone.deliveryId)).toBe(false);
       expect(await exists('events', gone.eventId)).toBe(false);
@@ -82,9 +92,14 @@ describe('retention', () => {
     expect(after).toMatch(/table="deliveries"} 3$/m);
     expect(after).toMatch(/table="delivery_attempts"} 3$/m);
     expect(after).toMatch(/table="events"} 4$/m);
+    expect(after).toMatch(/table="portal_links"} 2$/m);
+    expect((await worker.sql<{ id: string }>('SELECT id FROM portal_links ORDER BY id')).map((row) => row.id)).toEqual([
+      'ptl_expired_recently',
+      'ptl_working',
+    ]);
 
     // Nothing left to remove: a second pass removes nothing.
-    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({ deliveries: 0, attempts: 0, events: 0 });
+    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0 });
   });
 
   it(`works through more than one batch (${RETENTION_BATCH_SIZE}) and passes over old events that still wait`, async () => {
@@ -104,7 +119,7 @@ describe('retention', () => {
       [app.applicationId, count],
     );
     const removed = await worker.inWorker(RetentionJob).runOnce();
-    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count });
+    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0 });
     expect(await exists('deliveries', waiting.deliveryId)).toBe(true);
     expect(await exists('events', waiting.eventId)).toBe(true);
   });

@@ -10,8 +10,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Removes what is older than HERALD_RETENTION_DAYS (PRODUCT.md §11): finished deliveries with
- * their attempts, then events without deliveries — never a pending, paused or in-flight
- * delivery, nor its event. Runs in every worker; the advisory lock in RetentionRepository makes
+ * their attempts, then events without deliveries, then portal links that stopped working —
+ * never a pending, paused or in-flight delivery, nor its event. Runs in every worker; the advisory lock in RetentionRepository makes
  * the passes of a fleet take turns.
  */
 @Injectable()
@@ -37,9 +37,9 @@ export class RetentionJob extends PeriodicJob {
         if (this.stopping) throw new JobStopped();
       },
     });
-    if (removed && removed.deliveries + removed.events > 0) {
+    if (removed && removed.deliveries + removed.events + removed.portalLinks > 0) {
       this.logger.log(
-        `removed ${removed.deliveries} deliveries (${removed.attempts} attempts) and ${removed.events} events older than ${cutoff.toISOString()}`,
+        `removed ${removed.deliveries} deliveries (${removed.attempts} attempts), ${removed.events} events and ${removed.portalLinks} portal links older than ${cutoff.toISOString()}`,
       );
     }
     return removed;

@@ -63,6 +63,7 @@ export class WorkerMetrics {
     this.retentionRemoved.inc({ table: 'deliveries' }, removed.deliveries);
     this.retentionRemoved.inc({ table: 'delivery_attempts' }, removed.attempts);
     this.retentionRemoved.inc({ table: 'events' }, removed.events);
+    this.retentionRemoved.inc({ table: 'portal_links' }, removed.portalLinks);
   }
 
   recordOutcome(outcome: AttemptOutcome): void {

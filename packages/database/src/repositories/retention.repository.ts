@@ -9,6 +9,8 @@ export interface RemovedRows {
   /** Attempts removed with their deliveries (by cascade). */
   attempts: number;
   events: number;
+  /** Customer portal links (PRODUCT.md §12) expired or revoked before the cutoff. */
+  portalLinks: number;
 }
 
 /** Rows removed per statement: small enough that each delete is a short transaction holding few locks. */
@@ -79,7 +81,8 @@ export class RetentionRepository {
 
   /**
    * Removes, in batches of `batchSize`, finished deliveries (with their attempts) last changed
-   * before `cutoff`, then events created before it that no delivery refers to, each batch
+   * before `cutoff`, then events created before it that no delivery refers to, then portal links
+   * that stopped working (expired or revoked) before it, each batch
    * followed by a pause in proportion to its time. `afterBatch` runs after each batch (the
    * worker counts there, and stops a pass by throwing). Null when another process is doing it
    * right now.
@@ -90,7 +93,7 @@ export class RetentionRepository {
   ): Promise<RemovedRows | null> {
     const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
     return this.pg.whileHoldingLock(RETENTION_LOCK_KEY, async (sql) => {
-      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0 };
+      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0, portalLinks: 0 };
       // Each batch is timed and followed by its pause (RETENTION_PAUSE_PER_BATCH_TIME).
       const paced = async <T>(batch: () => Promise<T>, removed: (result: T) => RemovedRows): Promise<T> => {
         const started = performance.now();
@@ -103,7 +106,7 @@ export class RetentionRepository {
       for (;;) {
         const removed = await paced(
           async () => (await sql<{ removed: number; attempts: number }>(REMOVE_DELIVERIES_SQL, [cutoff, batchSize]))[0],
-          (batch) => ({ deliveries: batch.removed, attempts: batch.attempts, events: 0 }),
+          (batch) => ({ deliveries: batch.removed, attempts: batch.attempts, events: 0, portalLinks: 0 }),
         );
         total.deliveries += removed.removed;
         total.attempts += removed.attempts;
@@ -113,11 +116,16 @@ export class RetentionRepository {
       do {
         const batch = await paced(
           () => removeEvents(sql, cutoff, after, batchSize),
-          (events) => ({ deliveries: 0, attempts: 0, events: events.removed }),
+          (events) => ({ deliveries: 0, attempts: 0, events: events.removed, portalLinks: 0 }),
         );
         total.events += batch.removed;
         after = batch.next;
       } while (after);
+      // Few rows (a link lives a day at most), so one statement.
+      total.portalLinks = await paced(
+        async () => (await sql(`DELETE FROM portal_links WHERE coalesce(revoked_at, expires_at) < $1 RETURNING 1`, [cutoff])).length,
+        (portalLinks) => ({ deliveries: 0, attempts: 0, events: 0, portalLinks }),
+      );
       return total;
     });
   }
