@@ -38,12 +38,9 @@ export class BenchEnvironment {
   }
 
   static async create(serverUrl: string): Promise<BenchEnvironment> {
-    const name = `herald_bench_${randomBytes(4).toString('hex')}`;
-    await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    await applyMigrations(url.toString());
-    return new BenchEnvironment(serverUrl, name, url.toString());
+    const { name, url } = await createDatabase(serverUrl);
+    await applyMigrations(url);
+    return new BenchEnvironment(serverUrl, name, url);
   }
 
   /** Starts the api; `cpu` pins it to one core (taskset) so the load generator can have the other. */
@@ -69,48 +66,75 @@ export class BenchEnvironment {
   async dispose(): Promise<void> {
     for (const running of [...this.processes]) await running.stop();
     if (!this.serverUrl) return;
-    await withClient(this.serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`));
+    await dropDatabase(this.serverUrl, this.databaseName);
   }
 
   private spawn(entry: string, env: NodeJS.ProcessEnv, cpu?: number): RunningProcess {
-    // HERALD_BENCH_NODE_ARGS: flags NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-    const node = [process.execPath, ...(process.env.HERALD_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), entry];
-    const command = HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), ...node]] : [node[0], node.slice(1)];
-    const child = spawn(command[0] as string, command[1] as string[], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: this.databaseUrl,
-        HERALD_ADMIN_KEY: ADMIN_KEY,
-        HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
-        HERALD_LOG_LEVEL: 'info',
-        // Limiting stays on, so its cost is in every figure, but far above any load a benchmark makes.
-        HERALD_RATE_LIMIT_PER_SECOND: '1000000',
-        HERALD_RATE_LIMIT_BURST: '1000000',
-        // Several workers share this machine; their metrics are still recorded, only not served.
-        HERALD_WORKER_METRICS_PORT: '0',
-        ...(process.env.HERALD_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_NODE_OPTIONS } : {}),
-        ...env,
-      },
+    const [command, args] = nodeCommand(entry, cpu);
+    const running = startProcess(command, args, {
+      PATH: process.env.PATH,
+      DATABASE_URL: this.databaseUrl,
+      HERALD_ADMIN_KEY: ADMIN_KEY,
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+      HERALD_LOG_LEVEL: 'info',
+      // Limiting stays on, so its cost is in every figure, but far above any load a benchmark makes.
+      HERALD_RATE_LIMIT_PER_SECOND: '1000000',
+      HERALD_RATE_LIMIT_BURST: '1000000',
+      // Several workers share this machine; their metrics are still recorded, only not served.
+      HERALD_WORKER_METRICS_PORT: '0',
+      ...(process.env.HERALD_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_NODE_OPTIONS } : {}),
+      ...env,
     });
-    let output = '';
-    child.stdout?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
-    child.stderr?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    const running: RunningProcess = {
-      pid: child.pid!,
-      child,
-      output: () => output,
-      rssMb: () => residentMb(child.pid!),
-      stop: async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exited;
-        const index = this.processes.indexOf(running);
-        if (index >= 0) this.processes.splice(index, 1);
-      },
-    };
     this.processes.push(running);
+    const stop = running.stop;
+    running.stop = async () => {
+      await stop();
+      const index = this.processes.indexOf(running);
+      if (index >= 0) this.processes.splice(index, 1);
+    };
     return running;
   }
+}
+
+/**
+ * `node <entry>` as the bench runs every process it measures: with HERALD_BENCH_NODE_ARGS (flags
+ * NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), pinned to `cpu` when taskset exists.
+ */
+export function nodeCommand(entry: string, cpu?: number): [string, string[]] {
+  const node = [process.execPath, ...(process.env.HERALD_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), entry];
+  return HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), ...node]] : [node[0], node.slice(1)];
+}
+
+/** A child process with exactly `env`, its output kept (the last 20,000 characters) for error messages. */
+export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv): RunningProcess {
+  const child = spawn(command, args, { env });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+  child.stderr?.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    pid: child.pid!,
+    child,
+    output: () => output,
+    rssMb: () => residentMb(child.pid!),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A new, empty database on the server of `serverUrl`, named herald_bench_<hex> so a leftover is recognisable. */
+export async function createDatabase(serverUrl: string): Promise<{ name: string; url: string }> {
+  const name = `herald_bench_${randomBytes(4).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
 /** The RSS of a process (under taskset the node process is the child itself: taskset execs). */
@@ -136,7 +160,7 @@ export async function withClient<T>(url: string, run: (client: pg.Client) => Pro
 
 export { freePort };
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, running: RunningProcess): Promise<void> {
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, running: RunningProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (running.child.exitCode !== null) throw new Error(`process exited early:\n${running.output()}`);

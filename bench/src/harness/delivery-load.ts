@@ -1,0 +1,169 @@
+import { Pool } from 'undici';
+import { BenchContext } from './context';
+import { BenchEnvironment } from './environment';
+import { HeraldClient, inParallel, Tenant } from './herald-client';
+import { pacedSamples } from './load';
+import { BenchSink } from './sink';
+
+/** The delivery load every delivery benchmark shares: 64 concurrent publishers over 20 applications. */
+export const PUBLISHERS = 64;
+export const APPLICATIONS = 20;
+/** All bench receivers are one host (127.0.0.1); real traffic spreads over many hosts. */
+export const WORKER_ENV = { HERALD_WORKER_HOST_CONCURRENCY: String(PUBLISHERS), HERALD_LOG_LEVEL: 'warn' };
+
+/** The i-th event of a run: the same type and payload whichever system publishes it. */
+export function benchEvent(i: number): { event: string; payload: Record<string, unknown> } {
+  return { event: 'acw_start', payload: { call_id: `c-${i}`, agent_id: `a-${i % 97}`, queue: 'support-eu', seconds: i % 300 } };
+}
+
+/** Publishes event i; resolves with the ids of the events the system accepted (one, or a whole batch). */
+export type Publish = (i: number) => Promise<string[]>;
+
+export interface HeraldDelivery {
+  environment: BenchEnvironment;
+  client: HeraldClient;
+  tenant: Tenant;
+  /** POST …/events for event i, to application i mod the tenant's count; the raw answer. */
+  publish(i: number): Promise<{ status: number; body: any }>;
+  /** publish(i), failing unless it answered 202. */
+  publishOne: Publish;
+  /** POST …/events/batch with events i·size … i·size + size − 1, all to one application; fails unless 202. */
+  publishBatch(i: number, size: number): Promise<string[]>;
+}
+
+/** Herald's api on a throw-away database with a tenant whose webhooks point at the sink (no worker yet). */
+export async function heraldDelivery(
+  context: BenchContext,
+  sink: BenchSink,
+  retry?: { retry_value: number; max_retries: number },
+): Promise<HeraldDelivery> {
+  const environment = await BenchEnvironment.create(context.serverUrl);
+  const api = await environment.startApi({ HERALD_LOG_LEVEL: 'warn' });
+  const client = new HeraldClient(api.url, PUBLISHERS);
+  const tenant = await client.tenant(context.quick ? 2 : APPLICATIONS, sink.url, retry);
+  const applicationOf = (i: number) => tenant.applicationIds[i % tenant.applicationIds.length];
+  const publish = (i: number) => client.call('POST', `/application/${applicationOf(i)}/events`, benchEvent(i), tenant.key);
+  return {
+    environment,
+    client,
+    tenant,
+    publish,
+    publishOne: async (i) => [accepted(await publish(i)).data.id as string],
+    publishBatch: async (i, size) => {
+      const events = Array.from({ length: size }, (_, k) => benchEvent(i * size + k));
+      const res = await client.call('POST', `/application/${applicationOf(i)}/events/batch`, { events }, tenant.key);
+      return (accepted(res).data as { id: string }[]).map((event) => event.id);
+    },
+  };
+}
+
+function accepted(res: { status: number; body: any }): any {
+  if (res.status !== 202) throw new Error(`publish answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export interface DeliveryRound {
+  /** Events delivered per second, first publish to last receipt. */
+  rate: number;
+  /** Events accepted per second, first publish to last answer. */
+  publishRate: number;
+  ids: string[];
+}
+
+/**
+ * `requests` publishes by 64 concurrent publishers, timed from the first publish to the last
+ * receipt at the sink; the sink is reset first and must end up with each accepted event exactly once.
+ */
+export async function deliveryRound(sink: BenchSink, requests: number, publish: Publish, label: string): Promise<DeliveryRound> {
+  sink.reset();
+  const ids: string[] = [];
+  const started = performance.timeOrigin + performance.now();
+  await inParallel([...Array(requests).keys()], PUBLISHERS, async (i) => void ids.push(...(await publish(i))));
+  const published = performance.timeOrigin + performance.now();
+  await sink.waitFor(ids.length, 300_000);
+  const lastReceipt = Math.max(...[...sink.arrivals.values()].map((times) => times[times.length - 1]));
+  await assertExactlyOnce(sink, ids, label);
+  return {
+    rate: ids.length / ((lastReceipt - started) / 1000),
+    publishRate: ids.length / ((published - started) / 1000),
+    ids,
+  };
+}
+
+/** Publishes `count` and waits for their deliveries: connections, JIT and caches warm before a timed round. */
+export async function warmUp(sink: BenchSink, count: number, publish: Publish, label: string): Promise<void> {
+  sink.reset();
+  const ids: string[] = [];
+  await inParallel([...Array(count).keys()], PUBLISHERS, async (i) => void ids.push(...(await publish(i))));
+  await sink.waitFor(ids.length, 60_000);
+  await assertExactlyOnce(sink, ids, `${label} (warm-up)`);
+  sink.reset();
+}
+
+/**
+ * Fails unless the sink received every id once and nothing else, still true a moment after the
+ * last expected arrival (a duplicate sent late would land then).
+ */
+export async function assertExactlyOnce(sink: BenchSink, ids: string[], label: string): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const missing = ids.filter((id) => !sink.arrivals.has(id));
+  const duplicated = [...sink.arrivals].filter(([, times]) => times.length > 1).map(([id]) => id);
+  const expected = new Set(ids);
+  const unexpected = [...sink.arrivals.keys()].filter((id) => !expected.has(id));
+  if (missing.length > 0 || duplicated.length > 0 || unexpected.length > 0 || expected.size !== ids.length) {
+    throw new Error(
+      `${label}: not every delivery arrived exactly once: ${missing.length} missing (e.g. ${missing[0]}), ` +
+        `${duplicated.length} duplicated (e.g. ${duplicated[0]}), ${unexpected.length} unexpected (e.g. ${unexpected[0]}), ${ids.length - expected.size} ids accepted twice`,
+    );
+  }
+}
+
+/**
+ * Events published open-loop at `rate` for `seconds` (pacedSamples: no coordinated omission);
+ * each one's latency is publish request start → its first receipt at the sink, in ms.
+ */
+export async function deliveryLatencies(
+  sink: BenchSink,
+  rate: number,
+  seconds: number,
+  publish: Publish,
+  label: string,
+): Promise<number[]> {
+  sink.reset();
+  const sentAt = new Map<string, number>();
+  const samples = await pacedSamples(rate, seconds, async (i) => {
+    const start = performance.timeOrigin + performance.now();
+    for (const id of await publish(i)) sentAt.set(id, start);
+    return 202;
+  });
+  if (samples.errors > 0) throw new Error(`${label}: ${samples.errors} publishes failed`);
+  await sink.waitFor(sentAt.size, 60_000);
+  await assertExactlyOnce(sink, [...sentAt.keys()], label);
+  return [...sentAt].map(([id, start]) => sink.arrivals.get(id)![0] - start);
+}
+
+/** The ceiling: the same kind of body posted straight to the sink by undici with the publishers' concurrency. */
+export async function bareClientRate(sink: BenchSink, count: number): Promise<number> {
+  sink.reset();
+  const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: PUBLISHERS });
+  const body = JSON.stringify({
+    id: 'evt_x',
+    type: 'acw_start',
+    application_id: 1,
+    timestamp: new Date().toISOString(),
+    data: { call_id: 'c-1' },
+  });
+  const started = performance.now();
+  await inParallel([...Array(count).keys()], PUBLISHERS, async (i) => {
+    const res = await pool.request({
+      method: 'POST',
+      path: '/hook',
+      headers: { 'content-type': 'application/json', 'webhook-id': `b-${i}` },
+      body,
+    });
+    await res.body.dump();
+  });
+  const rate = count / ((performance.now() - started) / 1000);
+  await pool.close();
+  return rate;
+}
