@@ -6,14 +6,15 @@ WORKDIR /herald
 ENV TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 COPY . .
 # Every dependency (the build needs the dev ones), then the cli and what it runs: api, worker and
-# the packages, with the Prisma client generated and compiled into packages/database/dist.
+# the packages, with the Prisma client generated and compiled into packages/database/dist, and the console.
 RUN npx -y pnpm@12.21.0 install --frozen-lockfile \
- && npx -y pnpm@12.21.0 exec node scripts/turbo.js run build --filter=@herald/cli
+ && npx -y pnpm@12.21.0 exec node scripts/turbo.js run build --filter=@herald/cli --filter=@herald/console
 # Each image's tree (scripts/runtime-tree.js): the workspace's layout with prisma/ (the migrations,
 # read at run time), the dist/ folders it runs, and production dependencies only, installed
 # offline from the store filled above, as pnpm-lock.yaml pins them. The api image holds the cli
-# too: it applies migrations before the api starts.
+# too: it applies migrations before the api starts, and the console's static files it serves at /console.
 RUN node scripts/runtime-tree.js /out/api @herald/cli \
+ && cp -r apps/console/dist /out/api/apps/console/dist \
  && node scripts/runtime-tree.js /out/worker @herald/worker
 
 FROM node:24-bookworm-slim AS runtime

@@ -14,7 +14,7 @@ const SLOW_BUILD_NOTICE_MS = 2_000;
 
 const say = (line) => process.stderr.write(`herald: ${line}\n`);
 
-/** Builds @herald/cli and its dependencies; resolves with turbo's exit code. */
+/** Builds @herald/cli and its dependencies, and the console the api serves at /console; resolves with turbo's exit code. */
 function build() {
   // No cli yet means nothing was built yet: a fresh clone compiles every package (and generates
   // the Prisma client). Later runs are cache hits, or rebuild only what changed.
@@ -23,7 +23,7 @@ function build() {
   if (firstBuild) say('building (the first run takes up to a minute)…');
   else notice = setTimeout(() => say('building what changed since the last run…'), SLOW_BUILD_NOTICE_MS);
 
-  const child = startTurbo(['run', 'build', '--filter=@herald/cli', '--output-logs=errors-only'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = startTurbo(['run', 'build', '--filter=@herald/cli', '--filter=@herald/console', '--output-logs=errors-only'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
