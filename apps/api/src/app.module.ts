@@ -4,6 +4,7 @@ import { HeraldRuntimeModule } from '@herald/runtime';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
+import { ApplicationListModule } from './applications/application-list.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { CommonModule } from './common/common.module';
 import { ConsoleModule } from './console/console.module';
@@ -38,6 +39,7 @@ export class AppModule {
         EventModule,
         DeliveryLogModule,
         AdminModule,
+        ApplicationListModule,
         PortalLinkModule,
         ConsoleModule,
       ],

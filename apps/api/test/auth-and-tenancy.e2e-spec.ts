@@ -122,7 +122,7 @@ describe('authentication and tenancy (PRODUCT.md §1)', () => {
     });
   });
 
-  it.each(['/error_codes', '/error_codes/400-01', '/event_types'])('GET %s needs a key of any scope', async (path) => {
+  it.each(['/error_codes', '/error_codes/400-01', '/event_types', '/applications'])('GET %s needs a key of any scope', async (path) => {
     expectError(await t.http.get(path), 403, '403-01');
     expect((await t.http.get(path).set('Authorization', owner.key)).status).toBe(200);
     expect((await t.http.get(path).set('Authorization', ADMIN_KEY)).status).toBe(200);

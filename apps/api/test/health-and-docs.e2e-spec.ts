@@ -43,6 +43,7 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['get', '/error_codes', null],
   ['get', '/error_codes/{code}', null],
   ['get', '/event_types', null],
+  ['get', '/applications', null],
   ['put', '/admin/operational_webhook', 'UpsertOperationalWebhookRequest'],
   ['get', '/admin/operational_webhook', null],
   ['delete', '/admin/operational_webhook', null],

@@ -176,7 +176,7 @@ describe('customer portal links (POST/DELETE /application/{id}/portal_links)', (
       }
     });
 
-    it('is refused on every other application, every admin route and portal_links itself (every operation of the OpenAPI document)', async () => {
+    it('is refused on every other application, every admin route, the application list and portal_links itself (every operation of the OpenAPI document)', async () => {
       // Its own application, so walking every route (a DELETE webhook among them) disturbs no other test.
       const tenant = await t.fixtures.tenantWithWebhook();
       const strangerApplicationId = stranger.applicationId;
@@ -223,6 +223,10 @@ describe('customer portal links (POST/DELETE /application/{id}/portal_links)', (
           adminRoutes++;
           answer(operation, 'admin', await call(operation, 0));
           expectAnswer(operation, 'admin', '403-04');
+        } else if (operation.path === '/applications') {
+          // The account's application list would name its other applications.
+          answer(operation, 'listing', await call(operation, 0));
+          expectAnswer(operation, 'listing', '403-04');
         } else {
           // Beyond its application only the catalogues (GET /event_types, GET /error_codes…).
           answer(operation, 'catalogue', await call(operation, 0));

@@ -133,7 +133,7 @@ export class AdminService {
   }
 }
 
-function toApplicationDto(application: ApplicationRecord): ApplicationDto {
+export function toApplicationDto(application: ApplicationRecord): ApplicationDto {
   return { id: application.id, name: application.name, account_id: application.accountId };
 }
 

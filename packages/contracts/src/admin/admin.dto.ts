@@ -138,12 +138,21 @@ export class AccountListQuery extends PageQuery {
 
 export class AccountListResponse extends PageOf(AccountDto) {}
 
+/** An application listing's cursor: the id of the last application of the previous page. */
+const APPLICATION_CURSOR = /^[1-9][0-9]{0,9}$/;
+
 /** By id, ascending (ids are the platform's own, not times). */
 export class ApplicationListQuery extends PageQuery {
   @AccountFilter()
   account_id?: string;
 
-  @IsCursor(/^[1-9][0-9]{0,9}$/, 'an application id')
+  @IsCursor(APPLICATION_CURSOR, 'an application id')
+  cursor?: string;
+}
+
+/** GET /applications: the caller's applications (every one for an admin key), by id, ascending. */
+export class OwnApplicationListQuery extends PageQuery {
+  @IsCursor(APPLICATION_CURSOR, 'an application id')
   cursor?: string;
 }
 

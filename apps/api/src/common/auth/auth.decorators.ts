@@ -18,5 +18,7 @@ export const REFUSES_PORTAL_TOKENS = 'herald:refuses-portal-tokens';
 /**
  * A route under /application/{application_id} that a portal token may not call although it is
  * its application's (portal links themselves: a link must not mint or revoke links). 403-04.
+ * Routes outside an application are closed to portal tokens anyway (portal-access.ts); marking
+ * one says so where the route is written (GET /applications).
  */
 export const RefusesPortalTokens = () => SetMetadata(REFUSES_PORTAL_TOKENS, true);

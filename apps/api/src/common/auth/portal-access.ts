@@ -8,6 +8,8 @@ import { PortalPrincipal } from './principal';
  * console shows a customer (event types to subscribe to, the error directory). Listed here, so
  * that everything a portal token reaches beyond its application is in one place and a new
  * route is closed to it until someone adds it on purpose. HEAD is answered as GET.
+ * `GET /applications` stays out on purpose: it would tell the token's holder which other
+ * applications its account has.
  */
 const PORTAL_READABLE_ROUTES: ReadonlySet<string> = new Set(['GET /event_types', 'GET /error_codes', 'GET /error_codes/:code']);
 
