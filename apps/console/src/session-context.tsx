@@ -51,7 +51,10 @@ export async function probeRole(): Promise<Role> {
   }
 }
 
+/** The cache key of a credential's role; SignIn fills it with the answer of its own probe, so the key is probed once. */
+export const roleQueryKey = (credential: string | undefined) => ['role', credential] as const;
+
 export function useRole() {
   const { session } = useSession();
-  return useQuery({ queryKey: ['role', session?.credential], queryFn: probeRole, enabled: session !== null, staleTime: Infinity });
+  return useQuery({ queryKey: roleQueryKey(session?.credential), queryFn: probeRole, enabled: session !== null, staleTime: Infinity });
 }

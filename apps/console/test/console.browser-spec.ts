@@ -63,6 +63,8 @@ describe('the console in Chromium', () => {
   let page: Page;
   let base: string;
   let sinkStatus = 200;
+  /** The account key of the account that owns applications 7 and 42. */
+  let accountKey: string;
   /** What went wrong in the browser that the test did not ask for. */
   const problems: string[] = [];
   /** API answers of 4xx the test provokes on purpose ("METHOD /path status"), each allowed once. */
@@ -127,7 +129,7 @@ describe('the console in Chromium', () => {
     const account = await adminCall('POST', '/admin/accounts', { name: 'Acme Contact Center' });
     await adminCall('POST', '/admin/applications', { id: APP_ID, name: 'Support EU', account_id: account.data.id });
     await adminCall('POST', '/admin/applications', { id: 7, name: 'Sales US', account_id: account.data.id });
-    await adminCall('POST', '/admin/api_keys', { account_id: account.data.id, name: 'production' });
+    accountKey = (await adminCall('POST', '/admin/api_keys', { account_id: account.data.id, name: 'production' })).data.key;
 
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -280,6 +282,39 @@ describe('the console in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot('sign-in-dark');
 
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+  it("shows an account key its own account's applications, each a link by id, and nothing of another account's", async () => {
+    const other = await adminCall('POST', '/admin/accounts', { name: 'Other Co' });
+    await adminCall('POST', '/admin/applications', { id: 8, name: 'Not yours', account_id: other.data.id });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const tab = await context.newPage();
+    watch(tab);
+    try {
+      await tab.goto(`${base}/console`);
+      await tab.getByLabel('API key').fill(accountKey);
+      // How the console tells an account key from an admin key: the admin listing refuses it.
+      expected.push('GET /admin/accounts 403');
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('link', { name: new RegExp(`Application ${APP_ID}\\b`) }).waitFor();
+      expect(await tab.getByRole('main').getByRole('link').allTextContents()).toEqual([
+        'Application 7 Sales US',
+        'Application 42 Support EU',
+      ]);
+      expect(await tab.getByRole('textbox').count()).toBe(0);
+      for (const scheme of ['light', 'dark'] as const) {
+        await tab.emulateMedia({ colorScheme: scheme });
+        await tab.screenshot({ path: path.join(SHOTS, `applications-account-${scheme}.png`), fullPage: true });
+      }
+      await tab.emulateMedia({ colorScheme: 'light' });
+      expected.push('GET /application/7/webhook 404');
+      await tab.getByRole('link', { name: /Application 7\b/ }).click();
+      await tab.getByLabel('Target URL').waitFor();
+      expect(tab.url()).toMatch(/#\/applications\/7\/webhook$/);
+    } finally {
+      await context.close();
+    }
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);
   });

@@ -1,8 +1,8 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Link } from 'react-router';
 import { api, call, type Schemas } from '../api/client';
+import { APPLICATIONS_QUERY_KEY, ApplicationList } from '../components/ApplicationList';
 import { ErrorMessage } from '../components/ErrorMessage';
 
 /** Admin keys: every account and application, and the account keys. */
@@ -14,7 +14,7 @@ export function AdminHome() {
   return (
     <div className="stack">
       <h1>Applications</h1>
-      <ApplicationList accounts={accounts.data?.data ?? []} />
+      <ApplicationSection accounts={accounts.data?.data ?? []} />
       <div className="columns">
         <AccountSection accounts={accounts.data?.data ?? []} error={accounts.error} />
         <KeySection accounts={accounts.data?.data ?? []} />
@@ -23,45 +23,22 @@ export function AdminHome() {
   );
 }
 
-function ApplicationList({ accounts }: { accounts: Schemas['AccountDto'][] }) {
+function ApplicationSection({ accounts }: { accounts: Schemas['AccountDto'][] }) {
   const queryClient = useQueryClient();
-  const apps = useInfiniteQuery({
-    queryKey: ['applications'],
-    queryFn: ({ pageParam }) => call(api.GET('/admin/applications', { params: { query: { limit: 50, cursor: pageParam } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-  });
   const form = useForm<{ id: string; name: string; account_id: string }>({ defaultValues: { id: '', name: '', account_id: '' } });
   const create = useMutation({
     mutationFn: (v: { id: string; name: string; account_id: string }) =>
       call(api.POST('/admin/applications', { body: { name: v.name, account_id: v.account_id, ...(v.id ? { id: Number(v.id) } : {}) } })),
     onSuccess: () => {
       form.reset();
-      void queryClient.invalidateQueries({ queryKey: ['applications'] });
+      void queryClient.invalidateQueries({ queryKey: APPLICATIONS_QUERY_KEY });
     },
   });
   const names = new Map(accounts.map((a) => [a.id, a.name]));
-  const rows = apps.data?.pages.flatMap((p) => p.data) ?? [];
   return (
     <section className="card" aria-labelledby="apps-heading">
       <h2 id="apps-heading">All applications</h2>
-      <ErrorMessage error={apps.error} />
-      {rows.length === 0 && !apps.isPending ? <p className="muted">No applications yet.</p> : null}
-      <ul className="app-list">
-        {rows.map((app) => (
-          <li key={app.id}>
-            <Link to={`/applications/${app.id}/webhook`}>
-              <span className="app-id">Application {app.id}</span> <span>{app.name}</span>
-            </Link>
-            <span className="muted">{names.get(app.account_id) ?? app.account_id}</span>
-          </li>
-        ))}
-      </ul>
-      {apps.hasNextPage && (
-        <button type="button" className="button subtle" onClick={() => void apps.fetchNextPage()}>
-          More applications
-        </button>
-      )}
+      <ApplicationList accountNames={names} empty="No applications yet." />
       <form className="inline-form" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
         <h3>New application</h3>
         <div className="field">

@@ -1,25 +1,29 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { clearSession, saveSession } from '../api/session';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { probeRole, useSession } from '../session-context';
+import { probeRole, roleQueryKey, useSession } from '../session-context';
 
 export function SignIn() {
   const { signIn } = useSession();
+  const queryClient = useQueryClient();
   const { register, handleSubmit, formState } = useForm<{ key: string }>({ defaultValues: { key: '' } });
   const check = useMutation({
     mutationFn: async (key: string) => {
       // The probe sends the key from sessionStorage; forget it again if it is refused.
       saveSession({ kind: 'key', credential: key });
       try {
-        await probeRole();
+        return { key, role: await probeRole() };
       } catch (error) {
         clearSession();
         throw error;
       }
-      return key;
     },
-    onSuccess: (key) => signIn({ kind: 'key', credential: key }),
+    onSuccess: ({ key, role }) => {
+      // The shell asks for the role again; it has the answer already.
+      queryClient.setQueryData(roleQueryKey(key), role);
+      signIn({ kind: 'key', credential: key });
+    },
   });
   return (
     <main className="sign-in" id="main">
