@@ -6,6 +6,7 @@ import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/d
 import { embedded } from './benchmarks/embedded';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
+import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
 import { throttle } from './benchmarks/throttle';
@@ -18,6 +19,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'api-write': apiWrite,
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
+  peers,
   'retry-timing': retryTiming,
   memory,
   'worker-scale': workerScale,
