@@ -26,6 +26,39 @@ const HOUR_MS = 3_600_000;
 const NO_SUCH_APPLICATION = 2_000_000_000;
 
 /** PRODUCT.md §12, the customer portal: POST/DELETE /application/{id}/portal_links and what a portal token may do. */
+/**
+ * Everything a portal token may do on its own application (PRODUCT.md §12: the customer manages
+ * their own webhook). Every other tenant operation must refuse it with 403-04, so a route added
+ * later fails this file until someone decides whether a customer may call it. Publishing is the
+ * platform's: a link that could publish would send signed events and take its idempotency keys.
+ */
+const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
+  [
+    'get /webhook',
+    'put /webhook',
+    'delete /webhook',
+    'get /webhook/retry_schedule',
+    'get /webhook/secret',
+    'post /webhook/secret/rotate',
+    'get /webhook/subscription',
+    'put /webhook/subscription/{subscription}',
+    'delete /webhook/subscription/{subscription}',
+    'get /webhook/status',
+    'post /webhook/disable',
+    'post /webhook/enable',
+    'get /webhook/throttle',
+    'put /webhook/throttle',
+    'post /webhook/test',
+    'get /events',
+    'get /events/{event_id}',
+    'post /events/{event_id}/replay',
+    'get /deliveries',
+    'get /deliveries/{delivery_id}',
+    'post /deliveries/{delivery_id}/retry',
+    'post /deliveries/recover',
+  ].map((operation) => operation.replace(' /', ' /application/{application_id}/')),
+);
+
 describe('customer portal links (POST/DELETE /application/{id}/portal_links)', () => {
   const clock = new ManualClock();
   let t: TestApp;
@@ -215,7 +248,7 @@ describe('customer portal links (POST/DELETE /application/{id}/portal_links)', (
             answer(operation, where, await call(operation, applicationId));
             expectAnswer(operation, where, '403-03');
           }
-          if (operation.path.endsWith('/portal_links')) {
+          if (!PORTAL_TENANT_OPERATIONS.has(`${operation.method} ${operation.path}`)) {
             answer(operation, 'its own', await call(operation, tenant.applicationId));
             expectAnswer(operation, 'its own', '403-04');
           }
@@ -243,10 +276,11 @@ describe('customer portal links (POST/DELETE /application/{id}/portal_links)', (
         expect({ operation, code: res.body?.error?.code ?? null }).not.toEqual({ operation, code: '403-01' });
       }
 
-      // And on its own application every other route lets it in (its answers are the route's own).
-      for (const operation of operations.filter(
-        (candidate) => candidate.path.startsWith('/application/{application_id}') && !candidate.path.endsWith('/portal_links'),
-      )) {
+      // And on its own application exactly the listed routes let it in (their answers are the route's own).
+      expect(operations.filter((operation) => PORTAL_TENANT_OPERATIONS.has(`${operation.method} ${operation.path}`)).length).toBe(
+        PORTAL_TENANT_OPERATIONS.size,
+      );
+      for (const operation of operations.filter((candidate) => PORTAL_TENANT_OPERATIONS.has(`${candidate.method} ${candidate.path}`))) {
         const res = await call(operation, tenant.applicationId);
         expect({ operation, code: res.body?.error?.code ?? 'ok' }).toEqual({ operation, code: expect.not.stringMatching(/^403/) });
       }

@@ -13,6 +13,7 @@ import { ApplicationScope } from '@herald/database';
 import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
+import { RefusesPortalTokens } from '../common/auth/auth.decorators';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { EventService } from './event.service';
@@ -23,7 +24,10 @@ const EVENT_PARAM = { name: 'event_id', example: 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w
 export class EventController {
   constructor(private readonly events: EventService) {}
 
+  // Publishing is the platform's, never its customer's: a portal link that could publish would
+  // send correctly signed events to the customer's receiver and take the platform's idempotency keys.
   @Post('events')
+  @RefusesPortalTokens()
   @HttpCode(202)
   @ApiOperation({
     summary: 'Publish an event',
@@ -37,6 +41,7 @@ export class EventController {
   }
 
   @Post('events/batch')
+  @RefusesPortalTokens()
   @HttpCode(202)
   @ApiOperation({
     summary: 'Publish a batch of events',
