@@ -41,7 +41,15 @@ function Shell() {
   if (!session) return <SignIn />;
   return (
     <div className="shell">
-      <a className="skip-link" href="#main">
+      {/* The hash router would read #main as a route: move the focus by hand instead. */}
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header className="topbar">

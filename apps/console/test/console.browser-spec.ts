@@ -159,6 +159,15 @@ describe('the console in Chromium', () => {
     expect(await page.evaluate(() => [sessionStorage.getItem('herald.credential'), localStorage.length])).toEqual([ADMIN_KEY, 0]);
     await shot('applications-light');
 
+    // From the keyboard: the first Tab reaches the skip link, which moves the focus to the page's
+    // content and leaves the address where it was (the hash router must not read it as a route).
+    const addressBeforeSkip = page.url();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(page.url()).toBe(addressBeforeSkip);
+
     // The webhook: a bad URL is refused beside its field, then fixed; the schedule shows before saving.
     expected.push(`GET /application/${APP_ID}/webhook 404`);
     await page.getByRole('link', { name: new RegExp(`Application ${APP_ID}\\b`) }).click();
@@ -167,7 +176,7 @@ describe('the console in Chromium', () => {
     expected.push(`PUT /application/${APP_ID}/webhook 400`);
     await url.fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Save webhook' }).click();
-    await expect.poll(() => url.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => url.getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
     const describedBy = (await url.getAttribute('aria-describedby'))!;
     const fieldError = await page.locator(`[id="${describedBy}"]`).textContent();
     expect(fieldError).toMatch(/url/i);
@@ -381,7 +390,8 @@ describe('the console in Chromium', () => {
       const usableMs = await big.evaluate(() => Math.round(performance.now()));
       console.log(`console: first screen of a 100,000-delivery log usable after ${usableMs} ms (seeding took ${seedMs} ms)`);
       await big.screenshot({ path: path.join(SHOTS, 'big-log-light.png') });
-      expect(await big.getByRole('row').count()).toBe(26);
+      // The header row and the first page of 25 (at least: a taller window may already have asked for more).
+      expect(await big.getByRole('row').count()).toBeGreaterThanOrEqual(26);
       // More on scroll: the next page arrives when the end of the list comes into view.
       await big.getByRole('row').nth(25).scrollIntoViewIfNeeded();
       await big.mouse.wheel(0, 4000);

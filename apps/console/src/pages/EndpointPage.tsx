@@ -96,7 +96,7 @@ function Secret({ applicationId }: { applicationId: number }) {
   const queryClient = useQueryClient();
   const path = { params: { path: { application_id: applicationId } } };
   const [revealed, setRevealed] = useState(false);
-  const [copied, setCopied] = useState(false);
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const secret = useQuery({
     queryKey: ['secret', applicationId],
@@ -118,7 +118,7 @@ function Secret({ applicationId }: { applicationId: number }) {
       <p className="muted">
         Receivers verify the webhook-signature header with it. After a rotation the previous secret still signs for 24 hours.
       </p>
-      <ErrorMessage error={secret.error ?? rotate.error} />
+      <ErrorMessage error={secret.error} />
       <p>
         <code className="secret" aria-label="Signing secret">
           {revealed && value ? value : 'whsec_••••••••••••••••'}
@@ -133,7 +133,14 @@ function Secret({ applicationId }: { applicationId: number }) {
           className="button subtle"
           disabled={!revealed || !value}
           onClick={() => {
-            if (value) void navigator.clipboard.writeText(value).then(() => setCopied(true));
+            // No clipboard on plain http (other than localhost), and none in a frame not allowed
+            // clipboard-write (an embedded portal): say so, the revealed secret can still be selected.
+            if (!value) return;
+            if (!navigator.clipboard) return setCopied('no');
+            navigator.clipboard.writeText(value).then(
+              () => setCopied('yes'),
+              () => setCopied('no'),
+            );
           }}
         >
           Copy secret
@@ -142,8 +149,8 @@ function Secret({ applicationId }: { applicationId: number }) {
           Rotate secret
         </button>
         {copied && (
-          <span className="ok" role="status">
-            Copied.
+          <span className={copied === 'yes' ? 'ok' : 'muted'} role="status">
+            {copied === 'yes' ? 'Copied.' : 'This browser does not allow copying here: select the secret and copy it.'}
           </span>
         )}
         {rotate.isSuccess && (
@@ -155,11 +162,14 @@ function Secret({ applicationId }: { applicationId: number }) {
       <dialog ref={dialog} aria-labelledby="rotate-heading" className="confirm">
         <h3 id="rotate-heading">Rotate the signing secret?</h3>
         <p>A new secret signs from now on; the current one keeps signing for 24 hours so receivers can switch over.</p>
+        {/* Inside the dialog: behind a modal dialog an error would go unseen. */}
+        <ErrorMessage error={rotate.error} />
         <div className="actions">
           <button type="button" className="button danger" disabled={rotate.isPending} onClick={() => rotate.mutate()}>
             Yes, rotate
           </button>
-          <button type="button" className="button subtle" onClick={() => dialog.current?.close()}>
+          {/* The safe choice has the focus when the dialog opens. */}
+          <button type="button" className="button subtle" autoFocus onClick={() => dialog.current?.close()}>
             Cancel
           </button>
         </div>
