@@ -28,13 +28,18 @@ describe('pnpm bench (smoke, --quick)', () => {
         [
           'api-read',
           'api-write',
+          'claim-scale',
           'delivery-latency',
           'delivery-throughput',
           'embedded',
           'events-list',
+          'history',
           'memory',
+          'peers',
           'recover',
+          'retention',
           'retry-timing',
+          'throttle',
           'worker-scale',
         ]
           .map((name) => `${name}.json`)
