@@ -260,7 +260,18 @@ describe('the console in Chromium', () => {
     const after = (await adminCall('GET', `/application/${APP_ID}/webhook/secret`)).data.secret as string;
     expect(after).not.toBe(before);
     await page.getByText(after).waitFor();
+
+    // The rate limit (PRODUCT.md §10): set, stored, then removed again.
+    const perSecond = page.getByLabel('Attempts per second');
+    await perSecond.fill('20');
+    await page.getByRole('button', { name: 'Save rate limit' }).click();
+    await page.getByText('At most 20 attempts a second reach the endpoint.').waitFor();
+    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: 20 });
     await shot('endpoint-light');
+    await perSecond.fill('');
+    await page.getByRole('button', { name: 'Save rate limit' }).click();
+    await page.getByText('No limit: attempts go out as fast as the workers send them.').waitFor();
+    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: null });
 
     // Every page, light and dark.
     const pages: [string, string][] = [

@@ -12,6 +12,7 @@ export function EndpointPage() {
     <div className="columns">
       <TestEvent applicationId={id} />
       <Health applicationId={id} />
+      <Throttle applicationId={id} />
       <Secret applicationId={id} />
     </div>
   );
@@ -87,6 +88,72 @@ function Health({ applicationId }: { applicationId: number }) {
             </button>
           )}
         </>
+      )}
+    </section>
+  );
+}
+
+/** PRODUCT.md §10: at most `per_second` attempts a second reach the endpoint, across every worker. */
+function Throttle({ applicationId }: { applicationId: number }) {
+  const queryClient = useQueryClient();
+  const path = { params: { path: { application_id: applicationId } } };
+  const throttle = useQuery({
+    queryKey: ['webhook-throttle', applicationId],
+    queryFn: () => call(api.GET('/application/{application_id}/webhook/throttle', path)),
+  });
+  const [draft, setDraft] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (perSecond: number | null) =>
+      call(api.PUT('/application/{application_id}/webhook/throttle', { ...path, body: { per_second: perSecond } })),
+    onSuccess: (res) => {
+      queryClient.setQueryData(['webhook-throttle', applicationId], res);
+      setDraft(null);
+    },
+  });
+  if (throttle.error instanceof ApiError && throttle.error.code === '404-02') return null;
+  const current = throttle.data?.data.per_second;
+  const shown = draft ?? (current == null ? '' : String(current));
+  return (
+    <section className="card" aria-labelledby="throttle-heading">
+      <h2 id="throttle-heading">Rate limit</h2>
+      <p className="muted">
+        {current == null
+          ? 'No limit: attempts go out as fast as the workers send them.'
+          : `At most ${current} attempts a second reach the endpoint.`}{' '}
+        Deliveries over the limit wait their turn; none fail because of it.
+      </p>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate(shown.trim() === '' ? null : Number(shown));
+        }}
+      >
+        <label htmlFor="throttle-per-second">Attempts per second</label>
+        <input
+          id="throttle-per-second"
+          type="number"
+          min={1}
+          max={10000}
+          step={1}
+          placeholder="no limit"
+          value={shown}
+          aria-invalid={save.error ? true : undefined}
+          aria-describedby="throttle-help"
+          onChange={(event) => setDraft(event.target.value)}
+        />
+        <button type="submit" className="button" disabled={save.isPending || throttle.isPending}>
+          Save rate limit
+        </button>
+      </form>
+      <p id="throttle-help" className="muted">
+        1 to 10,000; leave empty for no limit.
+      </p>
+      <ErrorMessage error={throttle.error ?? save.error} />
+      {save.isSuccess && (
+        <p className="ok" role="status">
+          Saved.
+        </p>
       )}
     </section>
   );
