@@ -23,7 +23,9 @@ function build() {
   if (firstBuild) say('building (the first run takes up to a minute)…');
   else notice = setTimeout(() => say('building what changed since the last run…'), SLOW_BUILD_NOTICE_MS);
 
-  const child = startTurbo(['run', 'build', '--filter=@herald/cli', '--filter=@herald/console', '--output-logs=errors-only'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = startTurbo(['run', 'build', '--filter=@herald/cli', '--filter=@herald/console', '--output-logs=errors-only'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
