@@ -1,13 +1,13 @@
 import { BenchContext, scaled } from '../harness/context';
 import { BenchEnvironment, withClient } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
-import { emptySamples, pacedSamples, poolSamples, requestLoad, summarise } from '../harness/load';
+import { HalfRatePublisher } from '../harness/half-rate-publisher';
+import { emptySamples, pacedSamples, poolSamples, summarise } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
 import { assertHeraldIds, seedDeliveries, seedEvents, settleTables } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
 import { percentile, round } from '../harness/stats';
 
-const CONNECTIONS = 32;
 const HOUR_MS = 3_600_000;
 
 /**
@@ -49,22 +49,8 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
     const since = new Date(fromMs - 60_000).toISOString();
 
     // Publishing into the application whose failures are recovered, as when its receiver comes back.
-    const path = `/application/${applicationId}/events`;
-    const body = (i: number) => ({ event: 'acw_start', payload: { call_id: `p-${i}`, agent_id: `a-${i % 97}`, queue: 'support-eu' } });
-    const maxLoad = (seconds: number) =>
-      requestLoad({
-        url: api.url,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: [
-          { method: 'POST', path, headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body(0)) },
-        ],
-      });
-    await maxLoad(Math.min(3, context.seconds)); // warm-up
-    const max = await maxLoad(context.seconds);
-    const rate = Math.max(1, Math.floor(max.requestsPerSecond / 2));
-    const publisher = new HeraldClient(api.url, CONNECTIONS);
-    const publish = async (i: number) => (await publisher.call('POST', path, body(i), key)).status;
+    const publisher = await HalfRatePublisher.measure(api.url, key, applicationId, context.seconds);
+    const { rate, publish } = publisher;
 
     const recoverer = new HeraldClient(api.url, 1);
     const idle = emptySamples();
@@ -109,7 +95,7 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
     const failures = idleLoad.errors + idleLoad.non2xx + duringLoad.errors + duringLoad.non2xx;
     return writeResult({
       name: 'recover',
-      description: `POST …/deliveries/recover over ${failed} failed deliveries of one application (seeded in SQL; no worker running), ${rounds} round(s); meanwhile POST …/events paced open-loop at ${rate}/s (half of ${max.requestsPerSecond}/s, the api's maximum at -c ${CONNECTIONS} in this run), against the same rate with nothing else running (${context.seconds} s in all, ${rounds} phases, one before each recover)`,
+      description: `POST …/deliveries/recover over ${failed} failed deliveries of one application (seeded in SQL; no worker running), ${rounds} round(s); meanwhile ${publisher.description}, against the same rate with nothing else running (${context.seconds} s in all, ${rounds} phases, one before each recover)`,
       figures: [
         { metric: 'requeued per call', value: failed, unit: 'deliveries', target: `${failed} (asserted)`, pass: true },
         { metric: `recover wall time (median of ${rounds})`, value: round(wall / 1000, 2), unit: 's' },

@@ -2,13 +2,13 @@ import { PgPool, RemovedRows, RetentionRepository } from '@herald/database/queue
 import { BenchContext, scaled } from '../harness/context';
 import { BenchEnvironment, withClient } from '../harness/environment';
 import { HeraldClient } from '../harness/herald-client';
-import { emptySamples, pacedSamples, poolSamples, requestLoad, summarise } from '../harness/load';
+import { HalfRatePublisher } from '../harness/half-rate-publisher';
+import { emptySamples, pacedSamples, poolSamples, summarise } from '../harness/load';
 import { BenchResult, writeResult } from '../harness/report';
 import { seedAttempts, seedDeliveries, seedEvents, settleTables } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
 import { round } from '../harness/stats';
 
-const CONNECTIONS = 32;
 const DAY_MS = 24 * 3_600_000;
 const RETENTION_DAYS = 30;
 
@@ -59,22 +59,8 @@ export async function retention(context: BenchContext): Promise<BenchResult> {
       withClient(environment.databaseUrl, (client) => settleTables(client, ['events', 'deliveries', 'delivery_attempts']));
     await settle();
 
-    const path = `/application/${applicationId}/events`;
-    const body = (i: number) => ({ event: 'acw_start', payload: { call_id: `p-${i}`, agent_id: `a-${i % 97}`, queue: 'support-eu' } });
-    const maxLoad = (seconds: number) =>
-      requestLoad({
-        url: api.url,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: [
-          { method: 'POST', path, headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body(0)) },
-        ],
-      });
-    await maxLoad(Math.min(3, context.seconds)); // warm-up
-    const max = await maxLoad(context.seconds);
-    const rate = Math.max(1, Math.floor(max.requestsPerSecond / 2));
-    const publisher = new HeraldClient(api.url, CONNECTIONS);
-    const publish = async (i: number) => (await publisher.call('POST', path, body(i), key)).status;
+    const publisher = await HalfRatePublisher.measure(api.url, key, applicationId, context.seconds);
+    const { rate, publish } = publisher;
 
     const repository = new RetentionRepository(pool);
     const idle = emptySamples();
@@ -123,7 +109,7 @@ export async function retention(context: BenchContext): Promise<BenchResult> {
       `${pass.removed.deliveries} deliveries, ${pass.removed.attempts} attempts, ${pass.removed.events} events in ${round(pass.ms / 1000, 1)} s`;
     return writeResult({
       name: 'retention',
-      description: `a retention pass (RetentionRepository, as the worker runs it) removing one day of history — ${perDay} finished deliveries, ${perDay * 2} attempts, ${perDay} events — ${rounds} time(s); meanwhile POST …/events paced open-loop at ${rate}/s (half of ${max.requestsPerSecond}/s, the api's maximum at -c ${CONNECTIONS} in this run), against the same rate with nothing else running`,
+      description: `a retention pass (RetentionRepository, as the worker runs it) removing one day of history — ${perDay} finished deliveries, ${perDay * 2} attempts, ${perDay} events — ${rounds} time(s); meanwhile ${publisher.description}, against the same rate with nothing else running`,
       figures: [
         {
           metric: 'rows removed per pass',
