@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { api, call, type Schemas } from '../api/client';
 import { APPLICATIONS_QUERY_KEY, ApplicationList } from '../components/ApplicationList';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -49,17 +49,7 @@ function ApplicationSection({ accounts }: { accounts: Schemas['AccountDto'][] })
           <label htmlFor="new-app-name">Application name</label>
           <input id="new-app-name" {...form.register('name', { required: true })} />
         </div>
-        <div className="field">
-          <label htmlFor="new-app-account">Account</label>
-          <select id="new-app-account" {...form.register('account_id', { required: true })}>
-            <option value="">Choose…</option>
-            {accounts.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AccountSelect id="new-app-account" label="Account" accounts={accounts} field={form.register('account_id', { required: true })} />
         <button type="submit" className="button">
           Create application
         </button>
@@ -171,22 +161,44 @@ function KeySection({ accounts }: { accounts: Schemas['AccountDto'][] }) {
           <label htmlFor="new-key-name">Key name</label>
           <input id="new-key-name" {...form.register('name', { required: true })} />
         </div>
-        <div className="field">
-          <label htmlFor="new-key-account">Key account</label>
-          <select id="new-key-account" {...form.register('account_id', { required: true })}>
-            <option value="">Choose…</option>
-            {accounts.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AccountSelect
+          id="new-key-account"
+          label="Key account"
+          accounts={accounts}
+          field={form.register('account_id', { required: true })}
+        />
         <button type="submit" className="button">
           Create key
         </button>
         <ErrorMessage error={create.error} />
       </form>
     </section>
+  );
+}
+
+/** The account a new application or key belongs to, chosen by name. */
+function AccountSelect({
+  id,
+  label,
+  accounts,
+  field,
+}: {
+  id: string;
+  label: string;
+  accounts: Schemas['AccountDto'][];
+  field: UseFormRegisterReturn;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} {...field}>
+        <option value="">Choose…</option>
+        {accounts.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
