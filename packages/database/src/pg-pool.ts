@@ -16,7 +16,29 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * A statement on the pool, or on a transaction's connection: numbered parameters (`$1`…), the rows back.
  * Every hand-written statement in Herald runs through one of these (ARCHITECTURE.md, Data).
  */
-export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
+export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string | PreparedStatement,
+  values?: unknown[],
+) => Promise<T[]>;
+
+/**
+ * A statement each connection parses and plans once, then only binds and executes: for the few
+ * that run per publish and per attempt, whose parse and plan cost PostgreSQL more than running
+ * them (bench/README.md). The name must be unique in the process; the text must never change
+ * under it.
+ */
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+export function preparedStatement(name: string, text: string): PreparedStatement {
+  return { name, text };
+}
+
+function queryConfig(statement: string | PreparedStatement, values: unknown[]): pg.QueryConfig {
+  return typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values };
+}
 
 /**
  * The process's one `pg` pool: Prisma runs on it (PrismaService), and every hand-written
@@ -39,8 +61,8 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** One statement in its own transaction. A property, so it can be handed on like a transaction's. */
-  readonly sql: SqlQuery = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
-    (await this.pool.query<T>(text, values)).rows;
+  readonly sql: SqlQuery = async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
+    (await this.pool.query<T>(queryConfig(text, values))).rows;
 
   /**
    * Runs `work` between BEGIN and COMMIT on one pooled connection; its statements go through the
@@ -56,7 +78,8 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     try {
       await client.query('BEGIN');
       const result = await work(
-        async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
+        async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
+          (await client.query<T>(queryConfig(text, values))).rows,
       );
       await client.query('COMMIT');
       return result;
@@ -86,7 +109,8 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
       if (!locked) return null;
       try {
         return await work(
-          async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
+          async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
+            (await client.query<T>(queryConfig(text, values))).rows,
         );
       } finally {
         if (!broken) await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (broken = unlockFailed));

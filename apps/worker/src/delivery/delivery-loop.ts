@@ -131,23 +131,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     });
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.metrics.recordThrottled('waiting', waiting);
-    if (claimed.length === 0) return waiting;
-    const contexts = new Map(
-      (
-        await this.queue.loadContexts(
-          claimed.map((d) => d.id),
-          now,
-        )
-      ).map((c) => [c.deliveryId, c]),
-    );
-    for (const delivery of claimed) {
-      const context = contexts.get(delivery.id);
-      if (context) this.start(delivery, context, token);
-    }
+    for (const delivery of claimed) this.start(delivery, token);
     return claimed.length + waiting;
   }
 
-  private start(delivery: ClaimedDelivery, context: AttemptContextRecord, token: string): void {
+  private start(delivery: ClaimedDelivery, token: string): void {
+    const { context } = delivery;
     const host = context.webhook ? new URL(context.webhook.url).hostname.toLowerCase() : '';
     const onHost = this.perHost.get(host) ?? 0;
     if (host && onHost >= this.config.delivery.hostConcurrency) {

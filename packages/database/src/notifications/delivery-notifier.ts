@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PgPool } from '../pg-pool';
+import { PgPool, preparedStatement } from '../pg-pool';
 import { DELIVERY_CHANNEL } from './delivery-channel';
 
 /**
@@ -11,6 +11,8 @@ import { DELIVERY_CHANNEL } from './delivery-channel';
  * process dies between commit and NOTIFY), the workers' polling finds the delivery within a
  * second.
  */
+const NOTIFY = preparedStatement('notify_deliveries', `SELECT pg_notify($1, '')::text`);
+
 @Injectable()
 export class DeliveryNotifier {
   private readonly logger = new Logger(DeliveryNotifier.name);
@@ -32,7 +34,7 @@ export class DeliveryNotifier {
     do {
       this.again = false;
       try {
-        await this.pg.sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
+        await this.pg.sql(NOTIFY, [DELIVERY_CHANNEL]);
       } catch (error) {
         this.logger.warn(`could not wake the workers (they will poll): ${(error as Error).message}`);
       }

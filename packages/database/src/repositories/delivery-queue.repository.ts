@@ -1,7 +1,7 @@
 import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
-import { PgPool } from '../pg-pool';
+import { PgPool, preparedStatement } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from './records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from './webhook.sql';
@@ -22,6 +22,8 @@ export interface ClaimedDelivery {
    * Null when the webhook has no throttle.
    */
   throttle: { slot: string; slotMs: number } | null;
+  /** What its attempt needs, read as it was claimed. */
+  context: AttemptContextRecord;
 }
 
 export interface ClaimOptions {
@@ -54,7 +56,7 @@ interface ClaimedRow {
   ignores_subscription: boolean;
 }
 
-function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle']): ClaimedDelivery {
+function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'], context: AttemptContextRecord): ClaimedDelivery {
   return {
     id: row.id,
     eventId: row.event_id,
@@ -64,6 +66,7 @@ function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'
     manualAttempt: row.manual_attempt,
     ignoresSubscription: row.ignores_subscription,
     throttle,
+    context,
   };
 }
 
@@ -140,6 +143,35 @@ type ContextRow = {
 } & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
 /**
+ * The columns of an attempt's context (ContextRow) for the delivery `d` (any relation with the
+ * deliveries' id, destination, application_id, event_type and event_id), joined by CONTEXT_JOINS;
+ * $1 is now (secrets expired by then are left out).
+ */
+function contextColumns(d: string): string {
+  return `${d}.id AS delivery_id, ${d}.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
+          e.payload, ${webhookColumns('w')}, w.state AS webhook_state,
+          s.ensure_delivery, s.active,
+          ARRAY(SELECT ws.secret FROM webhook_secrets ws
+                 WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
+                 ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
+          ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret`;
+}
+
+/** The joins contextColumns reads; no event (it cannot happen: a foreign key) leaves its columns null. */
+function contextJoins(d: string): string {
+  return `LEFT JOIN events e ON e.id = ${d}.event_id
+          LEFT JOIN webhooks w ON w.application_id = ${d}.application_id AND ${d}.destination = 'webhook'
+          LEFT JOIN subscriptions s ON s.application_id = ${d}.application_id AND s.event_type = ${d}.event_type AND ${d}.destination = 'webhook'
+          LEFT JOIN operational_webhook ow ON ${d}.destination = 'operational'`;
+}
+
+/** Contexts of the deliveries $2, now $1 (loadContexts). */
+const LOAD_CONTEXTS = preparedStatement(
+  'load_contexts',
+  `SELECT ${contextColumns('d')} FROM deliveries d ${contextJoins('d')} WHERE d.id = ANY($2::text[])`,
+);
+
+/**
  * One half of a claim: up to $3 deliveries in `status` whose `dueColumn` has come ($1), in the
  * order of the (status, dueColumn) index so the scan stops at the LIMIT whatever the backlog,
  * skipping rows other workers hold and hosts this worker has no room for ($2). A notice to the
@@ -161,7 +193,8 @@ function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | '
  * index-ordered scans that stop at the LIMIT; one scan of their OR read and sorted every due row
  * (82 ms against 0.4 ms a claim with 100,000 due). The throttle check runs on the claimed rows
  * only, after the LIMIT: in the scan it made every due row wider for the sort, 5-9% slower with
- * 100,000 due (ARCHITECTURE.md). Exported for the bench, which shows its plan.
+ * 100,000 due (ARCHITECTURE.md). The claimed rows come back with their attempts' contexts: one
+ * round trip from NOTIFY to the attempt instead of two. Exported for the bench, which shows its plan.
  */
 export const CLAIM_SQL = `WITH pending_due AS (
          ${dueScan('pending', 'next_attempt_at', '<=')}
@@ -175,11 +208,16 @@ export const CLAIM_SQL = `WITH pending_due AS (
           WHERE d.id = due.id
             AND (d.destination <> 'webhook'
                  OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription
+         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.destination, d.attempt_count, d.manual_attempt,
+                   d.ignores_subscription
        )
-       SELECT claimed.*, false AS throttled FROM claimed
-       UNION ALL
-       SELECT due.id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due WHERE NOT EXISTS (SELECT 1 FROM claimed WHERE claimed.id = due.id)`;
+       SELECT due.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
+              ${contextColumns('c')}
+         FROM due
+         LEFT JOIN claimed c ON c.id = due.id
+         ${contextJoins('c')}`;
+
+const CLAIM = preparedStatement('claim', CLAIM_SQL);
 
 /**
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
@@ -204,14 +242,16 @@ export class DeliveryQueueRepository {
    */
   async claim(options: ClaimOptions): Promise<ClaimBatch> {
     const busyHosts = [...options.hostsInFlight].filter(([, count]) => count >= options.hostCap).map(([host]) => host);
-    const rows = await this.pg.sql<ClaimedRow & { throttled: boolean }>(CLAIM_SQL, [
+    const rows = await this.pg.sql<ClaimedRow & ContextRow & { throttled: boolean }>(CLAIM, [
       options.now,
       busyHosts,
       options.limit,
       options.token,
       options.leaseUntil,
     ]);
-    const deliveries = rows.filter((row) => !row.throttled).map((row) => toClaimedDelivery(row, null));
+    const deliveries = rows
+      .filter((row) => !row.throttled && row.event_id !== null)
+      .map((row) => toClaimedDelivery(row, null, toContext(row)));
     const throttledIds = rows.filter((row) => row.throttled).map((row) => row.id);
     if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null };
     const throttled = await this.claimThrottled(throttledIds, options);
@@ -228,7 +268,18 @@ export class DeliveryQueueRepository {
       CLAIM_THROTTLED_SQL,
       [options.now, ids, options.token, options.leaseUntil, hosts.map(([host]) => host), hosts.map(([, count]) => count), options.hostCap],
     );
-    const held = rows.filter((row) => row.hold).map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }));
+    const heldRows = rows.filter((row) => row.hold);
+    const contexts = new Map(
+      (
+        await this.loadContexts(
+          heldRows.map((row) => row.id),
+          options.now,
+        )
+      ).map((c) => [c.deliveryId, c]),
+    );
+    const held = heldRows
+      .filter((row) => contexts.has(row.id))
+      .map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }, contexts.get(row.id)!));
     const databaseTimeMs = rows.length > 0 ? Math.max(...rows.map((row) => Number(row.database_ms))) : null;
     return { held, waiting: rows.length - held.length, databaseTimeMs };
   }
@@ -248,25 +299,11 @@ export class DeliveryQueueRepository {
     return rows.length > 0;
   }
 
-  async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
+  /** The contexts of held throttled deliveries (the main claim reads its own as it claims). */
+  private async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
-    const rows = await this.pg.sql<ContextRow>(
-      `SELECT d.id AS delivery_id, d.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
-              e.payload, ${webhookColumns('w')}, w.state AS webhook_state,
-              s.ensure_delivery, s.active,
-              ARRAY(SELECT ws.secret FROM webhook_secrets ws
-                     WHERE ws.application_id = d.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
-                     ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
-              ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret
-         FROM deliveries d
-         JOIN events e ON e.id = d.event_id
-         LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
-         LEFT JOIN subscriptions s ON s.application_id = d.application_id AND s.event_type = d.event_type AND d.destination = 'webhook'
-         LEFT JOIN operational_webhook ow ON d.destination = 'operational'
-        WHERE d.id = ANY($2::text[])`,
-      [now, deliveryIds],
-    );
-    return rows.map((row) => (row.destination === 'operational' ? toOperationalContext(row) : toWebhookContext(row)));
+    const rows = await this.pg.sql<ContextRow>(LOAD_CONTEXTS, [now, deliveryIds]);
+    return rows.filter((row) => row.event_id !== null).map(toContext);
   }
 
   /**
@@ -440,6 +477,10 @@ export class DeliveryQueueRepository {
       oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
     };
   }
+}
+
+function toContext(row: ContextRow): AttemptContextRecord {
+  return row.destination === 'operational' ? toOperationalContext(row) : toWebhookContext(row);
 }
 
 function eventOf(row: ContextRow): AttemptContextRecord['event'] {

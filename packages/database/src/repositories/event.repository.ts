@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
-import { PgPool, SqlQuery } from '../pg-pool';
+import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from './records';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -41,7 +41,9 @@ const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pend
  * workers are woken afterwards (DeliveryNotifier). $1 event id, $2 application, $3 type,
  * $4 payload, $5 time, $6 delivery id, $7 ignores subscription, $8 idempotency key.
  */
-const PUBLISH_SQL = `
+const PUBLISH_SQL = preparedStatement(
+  'publish',
+  `
   WITH event AS (
     INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key)
     VALUES ($1, $2, $3, $4, $5, $8)
@@ -55,14 +57,17 @@ const PUBLISH_SQL = `
        AND ($7 OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = $3 AND s.active))
     RETURNING id
   )
-  SELECT (SELECT id FROM event) AS event_id, (SELECT id FROM delivery) AS delivery_id`;
+  SELECT (SELECT id FROM event) AS event_id, (SELECT id FROM delivery) AS delivery_id`,
+);
 
 /**
  * Many events (one per array element) in one statement and one commit; the rows for each
  * event are the same as PUBLISH_SQL's. $1 ids, $2 applications, $3 types, $4 payloads,
  * $5 times, $6 delivery ids, $7 ignores subscription, $8 idempotency keys.
  */
-const PUBLISH_MANY_SQL = `
+const PUBLISH_MANY_SQL = preparedStatement(
+  'publish_many',
+  `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[])
       AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key)
@@ -82,7 +87,8 @@ const PUBLISH_MANY_SQL = `
               WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active)
     RETURNING id, event_id
   )
-  SELECT event_id, id AS delivery_id FROM delivery`;
+  SELECT event_id, id AS delivery_id FROM delivery`,
+);
 
 /**
  * A new delivery of a stored event under today's webhook and subscription, exactly as a publish
