@@ -61,15 +61,18 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
           [batch.deliveries.map((delivery) => delivery.id)],
         );
       }
+      // The plan the worker's prepared statement runs once PostgreSQL may cache a generic plan
+      // (after five executions): forced generic here, the worst it could pick, in a rolled-back
+      // transaction.
       const plan = await withClient(environment.databaseUrl, async (client) => {
         await client.query('BEGIN');
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_SQL}`, [
-          new Date(),
-          [],
-          CLAIM_LIMIT,
-          'explain',
-          new Date(Date.now() + 60_000),
-        ]);
+        await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE claim_explained AS ${CLAIM_SQL}`);
+        // EXECUTE takes literals, not bind parameters.
+        const at = (ms: number) => client.escapeLiteral(new Date(ms).toISOString());
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE claim_explained(${at(Date.now())}, '{}', ${CLAIM_LIMIT}, 'explain', ${at(Date.now() + 60_000)})`,
+        );
         await client.query('ROLLBACK');
         return rows.map((row) => row['QUERY PLAN']);
       });

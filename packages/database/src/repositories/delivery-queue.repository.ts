@@ -219,6 +219,72 @@ export const CLAIM_SQL = `WITH pending_due AS (
 
 const CLAIM = preparedStatement('claim', CLAIM_SQL);
 
+const NEXT_CLAIMABLE_AT = preparedStatement(
+  'next_claimable_at',
+  `SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
+                (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
+);
+
+/**
+ * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
+ * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
+ * notices in one statement. $1… are arrays, one element per attempt (FinishItem).
+ */
+const FINISH_SQL = `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
+                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
+                              $14::text[], $15::text[])
+           AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
+                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
+       ), finished AS (
+         UPDATE deliveries d
+            SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
+                lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
+           FROM input i
+          WHERE d.id = i.delivery_id AND d.lease_token = i.token
+         RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
+       ), streaks AS (
+         -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
+         -- ends it; failures extend it from the first one.
+         SELECT f.application_id,
+                max(i.started_at) FILTER (WHERE i.status = 'succeeded') AS succeeded_at,
+                min(i.started_at) FILTER (WHERE i.status <> 'succeeded') AS first_failed_at,
+                count(*) FILTER (WHERE i.status <> 'succeeded') AS failures
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE f.destination = 'webhook'
+          GROUP BY f.application_id
+       ), health AS (
+         UPDATE webhooks w
+            SET last_success_at = COALESCE(GREATEST(w.last_success_at, s.succeeded_at), w.last_success_at),
+                failing_since = CASE WHEN s.succeeded_at IS NOT NULL THEN NULL ELSE COALESCE(w.failing_since, s.first_failed_at) END,
+                consecutive_failures = CASE WHEN s.succeeded_at IS NOT NULL THEN 0 ELSE w.consecutive_failures + s.failures END
+           FROM streaks s
+          WHERE w.application_id = s.application_id
+       ), exhausted AS (
+         -- delivery.exhausted for the operational webhook (PRODUCT.md §10), when there is one.
+         SELECT i.notice_event_id, i.notice_delivery_id, i.finished_at, f.application_id,
+                json_build_object('application_id', f.application_id, 'delivery_id', f.id, 'event_id', f.event_id,
+                                  'event', f.event_type, 'attempts', f.attempt_count,
+                                  'reason', COALESCE(i.error, 'http_' || i.response_status))::text AS payload
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE i.notice_event_id IS NOT NULL AND f.destination = 'webhook' AND EXISTS (SELECT 1 FROM operational_webhook)
+       ), exhausted_event AS (
+         INSERT INTO events (id, application_id, event_type, payload, created_at)
+         SELECT notice_event_id, application_id, 'delivery.exhausted', payload, finished_at FROM exhausted
+       ), exhausted_delivery AS (
+         INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
+                                 next_attempt_at, created_at, updated_at)
+         SELECT notice_delivery_id, notice_event_id, application_id, 'delivery.exhausted', 'pending', 'operational', true,
+                finished_at, finished_at, finished_at
+           FROM exhausted
+       )
+       INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
+                                      response_excerpt, error, next_attempt_at, request_headers)
+       SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
+              i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
+         FROM finished f JOIN input i ON i.delivery_id = f.id
+       RETURNING delivery_id`;
+
 /**
  * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
  * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
@@ -324,80 +390,24 @@ export class DeliveryQueueRepository {
   }
 
   private async finishMany(items: FinishItem[]): Promise<boolean[]> {
-    const rows = await this.pg.sql<{ delivery_id: string }>(
-      `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
-                              $14::text[], $15::text[])
-           AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
-                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
-       ), finished AS (
-         UPDATE deliveries d
-            SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
-                lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
-           FROM input i
-          WHERE d.id = i.delivery_id AND d.lease_token = i.token
-         RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
-       ), streaks AS (
-         -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
-         -- ends it; failures extend it from the first one.
-         SELECT f.application_id,
-                max(i.started_at) FILTER (WHERE i.status = 'succeeded') AS succeeded_at,
-                min(i.started_at) FILTER (WHERE i.status <> 'succeeded') AS first_failed_at,
-                count(*) FILTER (WHERE i.status <> 'succeeded') AS failures
-           FROM finished f JOIN input i ON i.delivery_id = f.id
-          WHERE f.destination = 'webhook'
-          GROUP BY f.application_id
-       ), health AS (
-         UPDATE webhooks w
-            SET last_success_at = COALESCE(GREATEST(w.last_success_at, s.succeeded_at), w.last_success_at),
-                failing_since = CASE WHEN s.succeeded_at IS NOT NULL THEN NULL ELSE COALESCE(w.failing_since, s.first_failed_at) END,
-                consecutive_failures = CASE WHEN s.succeeded_at IS NOT NULL THEN 0 ELSE w.consecutive_failures + s.failures END
-           FROM streaks s
-          WHERE w.application_id = s.application_id
-       ), exhausted AS (
-         -- delivery.exhausted for the operational webhook (PRODUCT.md §10), when there is one.
-         SELECT i.notice_event_id, i.notice_delivery_id, i.finished_at, f.application_id,
-                json_build_object('application_id', f.application_id, 'delivery_id', f.id, 'event_id', f.event_id,
-                                  'event', f.event_type, 'attempts', f.attempt_count,
-                                  'reason', COALESCE(i.error, 'http_' || i.response_status))::text AS payload
-           FROM finished f JOIN input i ON i.delivery_id = f.id
-          WHERE i.notice_event_id IS NOT NULL AND f.destination = 'webhook' AND EXISTS (SELECT 1 FROM operational_webhook)
-       ), exhausted_event AS (
-         INSERT INTO events (id, application_id, event_type, payload, created_at)
-         SELECT notice_event_id, application_id, 'delivery.exhausted', payload, finished_at FROM exhausted
-       ), exhausted_delivery AS (
-         INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
-                                 next_attempt_at, created_at, updated_at)
-         SELECT notice_delivery_id, notice_event_id, application_id, 'delivery.exhausted', 'pending', 'operational', true,
-                finished_at, finished_at, finished_at
-           FROM exhausted
-       )
-       INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
-                                      response_excerpt, error, next_attempt_at, request_headers)
-       SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
-              i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
-         FROM finished f JOIN input i ON i.delivery_id = f.id
-       RETURNING delivery_id`,
-      [
-        items.map((i) => i.deliveryId),
-        items.map((i) => i.token),
-        items.map((i) => i.outcome.status),
-        items.map((i) => i.outcome.nextAttemptAt),
-        items.map((i) => i.outcome.now),
-        items.map((i) => i.attempt.id),
-        items.map((i) => i.attempt.startedAt),
-        items.map((i) => i.attempt.durationMs),
-        items.map((i) => i.attempt.url),
-        items.map((i) => i.attempt.responseStatus),
-        items.map((i) => i.attempt.responseExcerpt),
-        items.map((i) => i.attempt.error),
-        // As text, cast to json in SQL: the header order the customer wrote is kept.
-        items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
-        items.map((i) => i.exhaustedNotice?.eventId ?? null),
-        items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
-      ],
-    );
+    const rows = await this.pg.sql<{ delivery_id: string }>(FINISH_SQL, [
+      items.map((i) => i.deliveryId),
+      items.map((i) => i.token),
+      items.map((i) => i.outcome.status),
+      items.map((i) => i.outcome.nextAttemptAt),
+      items.map((i) => i.outcome.now),
+      items.map((i) => i.attempt.id),
+      items.map((i) => i.attempt.startedAt),
+      items.map((i) => i.attempt.durationMs),
+      items.map((i) => i.attempt.url),
+      items.map((i) => i.attempt.responseStatus),
+      items.map((i) => i.attempt.responseExcerpt),
+      items.map((i) => i.attempt.error),
+      // As text, cast to json in SQL: the header order the customer wrote is kept.
+      items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
+      items.map((i) => i.exhaustedNotice?.eventId ?? null),
+      items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
+    ]);
     const recorded = new Set(rows.map((row) => row.delivery_id));
     return items.map((item) => recorded.has(item.deliveryId));
   }
@@ -434,10 +444,7 @@ export class DeliveryQueueRepository {
 
   /** When the next delivery becomes claimable (due, or its lease runs out); null when none will. */
   async nextClaimableAt(): Promise<Date | null> {
-    const [row] = await this.pg.sql<{ at: Date | null }>(
-      `SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
-                    (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
-    );
+    const [row] = await this.pg.sql<{ at: Date | null }>(NEXT_CLAIMABLE_AT);
     return row?.at ?? null;
   }
 
