@@ -2,6 +2,7 @@ import { createTestApp, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
 import { sql } from '@herald/database/testing';
+import { ChannelListener, DELIVERY_CHANNEL } from '@herald/database';
 
 describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () => {
   let t: TestApp;
@@ -37,6 +38,23 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       ]);
       expect(delivery.status).toBe('pending');
       expect(delivery.next_attempt_at).not.toBeNull();
+    });
+
+    it('wakes the workers (NOTIFY on their channel) with every publish that makes a delivery, as it commits', async () => {
+      const heard: number[] = [];
+      const listener = new ChannelListener(t.db.url, DELIVERY_CHANNEL, { onNotification: () => heard.push(Date.now()) });
+      await listener.start();
+      try {
+        for (let i = 0; i < 3; i++) {
+          const before = heard.length;
+          expect((await publish({ event: 'acw_start', payload: { i } })).status).toBe(202);
+          const deadline = Date.now() + 2_000;
+          while (heard.length === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+          expect(heard.length).toBeGreaterThan(before);
+        }
+      } finally {
+        await listener.stop();
+      }
     });
 
     it('creates no delivery for an inactive subscription, no subscription, or no webhook — but keeps the event', async () => {

@@ -3,6 +3,7 @@ import { AppError, Errors, quoteInput } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError, isDataError } from '../database-errors';
 import { Batcher } from '../batching/batcher';
+import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from './records';
@@ -63,11 +64,16 @@ const PUBLISH_SQL = preparedStatement(
 /**
  * Many events (one per array element) in one statement and one commit; the rows for each
  * event are the same as PUBLISH_SQL's. $1 ids, $2 applications, $3 types, $4 payloads,
- * $5 times, $6 delivery ids, $7 ignores subscription, $8 idempotency keys.
+ * $5 times, $6 delivery ids, $7 ignores subscription, $8 idempotency keys. With `wake`, the
+ * statement also NOTIFYs the workers when it made a delivery: PostgreSQL sends it as the
+ * transaction commits, without a statement and commit of its own (DeliveryNotifier) and without
+ * waiting for the answer to be written first. NOTIFY serialises the commits of the transactions
+ * that send one, which costs nothing here: the api's publishes go through one Batcher, one
+ * statement at a time. Transactions that may run side by side (batch publishing) wake the
+ * workers with DeliveryNotifier after their commit instead.
  */
-const PUBLISH_MANY_SQL = preparedStatement(
-  'publish_many',
-  `
+function publishManySql(wake: boolean): string {
+  return `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[])
       AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key)
@@ -87,8 +93,18 @@ const PUBLISH_MANY_SQL = preparedStatement(
               WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active)
     RETURNING id, event_id
   )
-  SELECT event_id, id AS delivery_id FROM delivery`,
-);
+  ${
+    wake
+      ? `, notified AS (
+    SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM (SELECT 1 FROM delivery LIMIT 1) made_one
+  )
+  SELECT event_id, id AS delivery_id FROM delivery, (SELECT count(*) FROM notified) wake`
+      : `SELECT event_id, id AS delivery_id FROM delivery`
+  }`;
+}
+
+const PUBLISH_MANY_SQL = preparedStatement('publish_many', publishManySql(false));
+const PUBLISH_MANY_AND_WAKE_SQL = preparedStatement('publish_many_and_wake', publishManySql(true));
 
 /**
  * A new delivery of a stored event under today's webhook and subscription, exactly as a publish
@@ -128,11 +144,10 @@ export class EventRepository {
   /**
    * Stores the event and, when the application has a webhook and an active subscription to it,
    * its delivery — in one statement, so both commit before the caller answers, or neither does.
+   * The statement wakes the workers itself (publishManySql).
    */
   async publish(scope: ApplicationScope, event: NewEvent): Promise<PublishedEventRecord> {
-    const published = await this.batcher.submit({ scope, event });
-    if (published.deliveryIds.length > 0) this.notifier.deliveriesCommitted();
-    return published;
+    return this.batcher.submit({ scope, event });
   }
 
   /**
@@ -142,10 +157,9 @@ export class EventRepository {
    * an overloaded server) fails the batch: retrying it row by row would multiply the load.
    */
   private async insertMany(items: { scope: ApplicationScope; event: NewEvent }[]): Promise<(PublishedEventRecord | Error)[]> {
-    if (items.length === 1) return [await this.insert(this.pg.sql, items[0].scope, items[0].event)];
     let rows: { event_id: string; delivery_id: string }[];
     try {
-      rows = await this.pg.sql(PUBLISH_MANY_SQL, [
+      rows = await this.pg.sql(PUBLISH_MANY_AND_WAKE_SQL, [
         items.map((i) => i.event.id),
         items.map((i) => i.scope.applicationId),
         items.map((i) => i.event.eventType),
@@ -158,6 +172,9 @@ export class EventRepository {
     } catch (error) {
       if (!isDataError(error)) throw error;
       const settled = await Promise.allSettled(items.map((i) => this.insert(this.pg.sql, i.scope, i.event)));
+      if (settled.some((outcome) => outcome.status === 'fulfilled' && outcome.value.deliveryIds.length > 0)) {
+        this.notifier.deliveriesCommitted();
+      }
       return settled.map((outcome) =>
         outcome.status === 'fulfilled'
           ? outcome.value
