@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { parseHeraldConfig, StartupError } from '@herald/core';
+import { limitHeapGrowth } from '@herald/runtime';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -8,6 +9,7 @@ import { createLogger } from './common/logging/logger';
 import { configureApp } from './configure-app';
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   // The one place the api reads the environment.
   const config = parseHeraldConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(

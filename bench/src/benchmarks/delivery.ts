@@ -5,6 +5,7 @@ import {
   deliveryLatencies,
   deliveryRound,
   heraldDelivery,
+  peakRss,
   PUBLISHERS,
   warmUp,
   WORKER_ENV,
@@ -18,11 +19,14 @@ import { percentile, round } from '../harness/stats';
 export async function deliveryThroughput(context: BenchContext): Promise<BenchResult> {
   const events = scaled(context, 20_000, 300);
   const sink = await new BenchSink().start();
-  const { environment, client, publishOne } = await heraldDelivery(context, sink);
+  const { environment, api, client, publishOne } = await heraldDelivery(context, sink);
   try {
-    await environment.startWorker(WORKER_ENV);
+    const worker = await environment.startWorker(WORKER_ENV);
     await warmUp(sink, Math.min(200, events), publishOne, 'Herald');
-    const herald = await deliveryRound(sink, events, publishOne, 'Herald');
+    const {
+      result: herald,
+      peaksMb: [apiPeak, workerPeak],
+    } = await peakRss([api, worker], () => deliveryRound(sink, events, publishOne, 'Herald'));
     const heraldRate = herald.rate;
     const publishRate = herald.publishRate;
 
@@ -43,6 +47,8 @@ export async function deliveryThroughput(context: BenchContext): Promise<BenchRe
           pass: ratio >= 0.25,
         },
         { metric: 'publish rate (api)', value: Math.round(publishRate), unit: 'events/s' },
+        { metric: 'api RSS at the peak of the run', value: apiPeak, unit: 'MB', target: '<= 200 MB', pass: apiPeak <= 200 },
+        { metric: 'worker RSS at the peak of the run', value: workerPeak, unit: 'MB', target: '<= 200 MB', pass: workerPeak <= 200 },
       ],
     });
   } finally {

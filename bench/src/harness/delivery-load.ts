@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { BenchContext } from './context';
-import { BenchEnvironment } from './environment';
+import { BenchEnvironment, RunningProcess } from './environment';
 import { HeraldClient, inParallel, Tenant } from './herald-client';
 import { pacedSamples } from './load';
 import { BenchSink } from './sink';
@@ -21,6 +21,7 @@ export type Publish = (i: number) => Promise<string[]>;
 
 export interface HeraldDelivery {
   environment: BenchEnvironment;
+  api: RunningProcess;
   client: HeraldClient;
   tenant: Tenant;
   /** POST …/events for event i, to application i mod the tenant's count; the raw answer. */
@@ -45,6 +46,7 @@ export async function heraldDelivery(
   const publish = (i: number) => client.call('POST', `/application/${applicationOf(i)}/events`, benchEvent(i), tenant.key);
   return {
     environment,
+    api,
     client,
     tenant,
     publish,
@@ -88,6 +90,22 @@ export async function deliveryRound(sink: BenchSink, requests: number, publish: 
     publishRate: ids.length / ((published - started) / 1000),
     ids,
   };
+}
+
+/**
+ * The highest resident set size of each process while `work` runs, sampled from /proc every
+ * 100 ms (issue 12: RSS at the peak of the throughput run, not only at rest), in MB.
+ */
+export async function peakRss<T>(processes: RunningProcess[], work: () => Promise<T>): Promise<{ result: T; peaksMb: number[] }> {
+  const peaksMb = processes.map((p) => p.rssMb());
+  const sample = setInterval(() => processes.forEach((p, i) => (peaksMb[i] = Math.max(peaksMb[i], p.rssMb()))), 100);
+  try {
+    const result = await work();
+    processes.forEach((p, i) => (peaksMb[i] = Math.max(peaksMb[i], p.rssMb())));
+    return { result, peaksMb };
+  } finally {
+    clearInterval(sample);
+  }
 }
 
 /** Publishes `count` and waits for their deliveries: connections, JIT and caches warm before a timed round. */
