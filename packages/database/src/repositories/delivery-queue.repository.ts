@@ -144,7 +144,7 @@ type ContextRow = {
 
 /**
  * The columns of an attempt's context (ContextRow) for the delivery `d` (any relation with the
- * deliveries' id, destination, application_id, event_type and event_id), joined by CONTEXT_JOINS;
+ * deliveries' id, destination, application_id, event_type and event_id), joined by contextJoins;
  * $1 is now (secrets expired by then are left out).
  */
 function contextColumns(d: string): string {
@@ -228,7 +228,9 @@ const NEXT_CLAIMABLE_AT = preparedStatement(
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
  * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
- * notices in one statement. $1… are arrays, one element per attempt (FinishItem).
+ * notices in one statement. $1… are arrays, one element per attempt (FinishItem). Not a
+ * prepared statement: PostgreSQL's cached generic plan for it (an unnest of unknown length
+ * joined to deliveries) made its CPU per delivery grow run after run (ARCHITECTURE.md).
  */
 const FINISH_SQL = `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
