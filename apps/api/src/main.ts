@@ -1,6 +1,6 @@
+import './limit-heap-growth';
 import 'reflect-metadata';
 import { parseHeraldConfig, StartupError } from '@herald/core';
-import { limitHeapGrowth } from '@herald/runtime';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -9,7 +9,6 @@ import { createLogger } from './common/logging/logger';
 import { configureApp } from './configure-app';
 
 async function main(): Promise<void> {
-  limitHeapGrowth();
   // The one place the api reads the environment.
   const config = parseHeraldConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(

@@ -1,6 +1,7 @@
+import './limit-heap-growth';
 import 'reflect-metadata';
 import { parseHeraldConfig, StartupError } from '@herald/core';
-import { createHeraldLogger, limitHeapGrowth, NestPinoLogger } from '@herald/runtime';
+import { createHeraldLogger, NestPinoLogger } from '@herald/runtime';
 import { NestFactory } from '@nestjs/core';
 import { WorkerModule } from './worker.module';
 
@@ -9,7 +10,6 @@ import { WorkerModule } from './worker.module';
  * cannot), then runs until SIGTERM or SIGINT and closes its connections before exiting.
  */
 async function main(): Promise<void> {
-  limitHeapGrowth();
   // The one place the worker reads the environment.
   const config = parseHeraldConfig(process.env);
   // Not batched like the api's lines: at the default level the worker writes only its start, its
