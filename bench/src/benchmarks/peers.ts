@@ -14,6 +14,7 @@ import { BenchResult, Figure, writeResult } from '../harness/report';
 import { BenchSink } from '../harness/sink';
 import { percentile, round } from '../harness/stats';
 import { startDurableRedis, startPeer } from '../peers/systems';
+import { RunningProcess } from '../harness/environment';
 
 const BATCH = 100;
 const LATENCY_RATE = 200;
@@ -25,6 +26,8 @@ interface Contender {
   publish: Publish;
   /** Requests per round: one event each, or a batch each. */
   requests: number;
+  /** The system's api and worker: the only ones not frozen while it is measured. */
+  processes: RunningProcess[];
 }
 
 /**
@@ -42,7 +45,8 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
   try {
     const herald = await heraldDelivery(context, sink);
     cleanups.unshift(async () => (await herald.client.close(), await herald.environment.dispose()));
-    await herald.environment.startWorker(WORKER_ENV);
+    const heraldWorker = await herald.environment.startWorker(WORKER_ENV);
+    const heraldProcesses = [herald.api, heraldWorker];
     const durableRedis = await startDurableRedis();
     cleanups.unshift(durableRedis.stop);
     const bullmq = await startPeer({ kind: 'bullmq', redisPort: SHARED_REDIS_PORT }, sink.url, applications);
@@ -53,14 +57,30 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
     cleanups.unshift(pgboss.stop);
 
     const contenders: Contender[] = [
-      { name: 'Herald', publish: herald.publishOne, requests: events },
-      { name: 'BullMQ', publish: bullmq.publishOne, requests: events },
-      { name: 'BullMQ AOF always', publish: bullmqAof.publishOne, requests: events },
-      { name: `Herald batches of ${BATCH}`, publish: (i) => herald.publishBatch(i, BATCH), requests: Math.ceil(events / BATCH) },
-      { name: 'pg-boss', publish: pgboss.publishOne, requests: events },
+      { name: 'Herald', publish: herald.publishOne, requests: events, processes: heraldProcesses },
+      { name: 'BullMQ', publish: bullmq.publishOne, requests: events, processes: bullmq.processes },
+      { name: 'BullMQ AOF always', publish: bullmqAof.publishOne, requests: events, processes: bullmqAof.processes },
+      {
+        name: `Herald batches of ${BATCH}`,
+        publish: (i) => herald.publishBatch(i, BATCH),
+        requests: Math.ceil(events / BATCH),
+        processes: heraldProcesses,
+      },
+      { name: 'pg-boss', publish: pgboss.publishOne, requests: events, processes: pgboss.processes },
     ];
+    // Every system's processes stay up for the whole run, but only the measured one runs: idle
+    // pollers of the others (pg-boss's worker asks PostgreSQL every 50 ms) would take CPU and
+    // PostgreSQL time from it. Frozen (SIGSTOP) they take neither.
+    const everyProcess = [...new Set(contenders.flatMap((c) => c.processes))];
+    const runOnly = (processes: RunningProcess[]) => {
+      for (const p of everyProcess) if (!processes.includes(p)) p.freeze();
+      for (const p of processes) p.thaw();
+    };
     const warmEvents = scaled(context, 200, 50);
-    for (const c of contenders) await warmUp(sink, Math.ceil((warmEvents * c.requests) / events), c.publish, c.name);
+    for (const c of contenders) {
+      runOnly(c.processes);
+      await warmUp(sink, Math.ceil((warmEvents * c.requests) / events), c.publish, c.name);
+    }
 
     const rates = new Map<string, number[]>([...contenders.map((c): [string, number[]] => [c.name, []]), ['bare', []]]);
     const latencies = new Map<string, number[]>([
@@ -73,15 +93,23 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
       ...contenders.map((c) => ({
         name: c.name,
         run: async () => {
+          runOnly(c.processes);
           const result = await deliveryRound(sink, c.requests, c.publish, c.name);
           checked += result.ids.length;
           rates.get(c.name)!.push(result.rate);
         },
       })),
-      { name: 'bare undici', run: async () => void rates.get('bare')!.push(await bareClientRate(sink, events)) },
+      {
+        name: 'bare undici',
+        run: async () => {
+          runOnly([]);
+          rates.get('bare')!.push(await bareClientRate(sink, events));
+        },
+      },
       ...[...latencies.keys()].map((name) => ({
         name: `${name} at ${LATENCY_RATE}/s`,
         run: async () => {
+          runOnly(name === 'Herald' ? heraldProcesses : bullmq.processes);
           const publish = name === 'Herald' ? herald.publishOne : bullmq.publishOne;
           const measured = await deliveryLatencies(sink, LATENCY_RATE, context.seconds, publish, `${name} latency`);
           checked += measured.length;

@@ -15,6 +15,10 @@ export interface RunningProcess {
   output(): string;
   /** Resident set size now, in MB (from /proc). */
   rssMb(): number;
+  /** SIGSTOP: frozen, it uses no CPU and sends nothing (idle polling included) until thawed. */
+  freeze(): void;
+  /** SIGCONT. */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -117,8 +121,14 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
     child,
     output: () => output,
     rssMb: () => residentMb(child.pid!),
+    freeze: () => void (child.exitCode === null && child.kill('SIGSTOP')),
+    thaw: () => void (child.exitCode === null && child.kill('SIGCONT')),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) {
+        // A frozen process would not act on SIGTERM until thawed.
+        child.kill('SIGCONT');
+        child.kill('SIGTERM');
+      }
       await exited;
     },
   };

@@ -11,6 +11,8 @@ import { HeraldClient } from '../harness/herald-client';
 
 export interface PeerSystem {
   publishOne: Publish;
+  /** Its api and worker, for the bench to freeze while other systems are measured. */
+  processes: RunningProcess[];
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startPeer(store: PeerStore, webhookUrl: string, applicatio
       if (res.status !== 202) throw new Error(`peer publish answered ${res.status}: ${JSON.stringify(res.body)}`);
       return [res.body.data.id as string];
     },
+    processes,
     stop,
   };
 }
