@@ -7,6 +7,13 @@ export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 export interface DatabaseOptions {
   url: string;
   poolSize: number;
+  /**
+   * Whether PreparedStatements are prepared under their names (default true). False for the
+   * embedded database: pglite-socket serves every connection from one PGlite session, so the
+   * second connection to prepare a name would be told it already exists (42P05). Without names
+   * they run as ordinary statements.
+   */
+  preparedStatements?: boolean;
 }
 
 /** Connecting is the only wait a request may spend on an unreachable database before it gets 503. */
@@ -36,8 +43,9 @@ export function preparedStatement(name: string, text: string): PreparedStatement
   return { name, text };
 }
 
-function queryConfig(statement: string | PreparedStatement, values: unknown[]): pg.QueryConfig {
-  return typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values };
+function queryConfig(statement: string | PreparedStatement, values: unknown[], named: boolean): pg.QueryConfig {
+  if (typeof statement === 'string') return { text: statement, values };
+  return named ? { name: statement.name, text: statement.text, values } : { text: statement.text, values };
 }
 
 /**
@@ -51,6 +59,7 @@ function queryConfig(statement: string | PreparedStatement, values: unknown[]): 
 export class PgPool implements OnModuleInit, OnApplicationShutdown {
   readonly pool: pg.Pool;
   private readonly where: string;
+  private readonly named: boolean;
 
   constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
     this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -58,11 +67,12 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.
     this.pool.on('error', (error) => new Logger(PgPool.name).warn(`idle database connection lost: ${error.message}`));
     this.where = describeServer(options.url);
+    this.named = options.preparedStatements ?? true;
   }
 
   /** One statement in its own transaction. A property, so it can be handed on like a transaction's. */
   readonly sql: SqlQuery = async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-    (await this.pool.query<T>(queryConfig(text, values))).rows;
+    (await this.pool.query<T>(queryConfig(text, values, this.named))).rows;
 
   /**
    * Runs `work` between BEGIN and COMMIT on one pooled connection; its statements go through the
@@ -79,7 +89,7 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
       await client.query('BEGIN');
       const result = await work(
         async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-          (await client.query<T>(queryConfig(text, values))).rows,
+          (await client.query<T>(queryConfig(text, values, this.named))).rows,
       );
       await client.query('COMMIT');
       return result;
@@ -110,7 +120,7 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
       try {
         return await work(
           async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-            (await client.query<T>(queryConfig(text, values))).rows,
+            (await client.query<T>(queryConfig(text, values, this.named))).rows,
         );
       } finally {
         if (!broken) await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (broken = unlockFailed));

@@ -9,7 +9,7 @@ const DATABASE = Symbol('DATABASE');
 /** Stands in for @herald/database's modules: records what it was given. */
 @Module({})
 class RecordingDatabaseModule {
-  static forRoot(options: { url: string; poolSize: number }): DynamicModule {
+  static forRoot(options: { url: string; poolSize: number; preparedStatements: boolean }): DynamicModule {
     return { module: RecordingDatabaseModule, global: true, providers: [{ provide: DATABASE, useValue: options }], exports: [DATABASE] };
   }
 }
@@ -39,9 +39,23 @@ describe('HeraldRuntimeModule', () => {
     try {
       const consumer = app.get(Consumer);
       expect(consumer.config).toBe(config);
-      expect(consumer.database).toEqual({ url: 'postgresql://herald@127.0.0.1:5432/herald', poolSize: 3 });
+      expect(consumer.database).toEqual({ url: 'postgresql://herald@127.0.0.1:5432/herald', poolSize: 3, preparedStatements: true });
       expect(consumer.clock.now()).toBeInstanceOf(Date);
       expect(consumer.ids.next('evt')).toMatch(idPattern('evt'));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('turns named prepared statements off on the embedded database (one session serves every connection)', async () => {
+    const config = parseHeraldConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5433/postgres', HERALD_EMBEDDED_DATABASE: 'true' });
+    @Module({
+      imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-api', database: RecordingDatabaseModule }), ConsumerModule],
+    })
+    class App {}
+    const app = await NestFactory.createApplicationContext(App, { logger: false });
+    try {
+      expect(app.get(Consumer).database).toMatchObject({ preparedStatements: false });
     } finally {
       await app.close();
     }

@@ -4,7 +4,7 @@ import { HeraldService } from './herald-service';
 
 /** The `forRoot` of one of `@herald/database`'s modules. */
 export interface DatabaseModuleFactory {
-  forRoot(options: { url: string; poolSize: number }): DynamicModule;
+  forRoot(options: { url: string; poolSize: number; preparedStatements: boolean }): DynamicModule;
 }
 
 export interface HeraldRuntimeOptions {
@@ -35,7 +35,8 @@ export class HeraldRuntimeModule {
     return {
       module: HeraldRuntimeModule,
       global: true,
-      imports: [database.forRoot({ url, poolSize: config.database.poolSize })],
+      // The embedded database serves every connection from one session: no named statements there (PgPool).
+      imports: [database.forRoot({ url, poolSize: config.database.poolSize, preparedStatements: !config.database.embedded })],
       providers: [
         { provide: HERALD_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock },
