@@ -72,6 +72,10 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
     // pollers of the others (pg-boss's worker asks PostgreSQL every 50 ms) would take CPU and
     // PostgreSQL time from it. Frozen (SIGSTOP) they take neither.
     const everyProcess = [...new Set(contenders.flatMap((c) => c.processes))];
+    // Should the bench die before its clean-up, nothing it froze stays frozen.
+    const thawAll = () => everyProcess.forEach((p) => p.thaw());
+    process.once('exit', thawAll);
+    cleanups.unshift(async () => void process.off('exit', thawAll));
     const runOnly = (processes: RunningProcess[]) => {
       for (const p of everyProcess) if (!processes.includes(p)) p.freeze();
       for (const p of processes) p.thaw();

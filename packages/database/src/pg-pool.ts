@@ -29,7 +29,8 @@ export type SqlQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(
 ) => Promise<T[]>;
 
 /**
- * A statement each connection parses and plans once, then only binds and executes: for the few
+ * A statement each connection parses once (and plans once, while PostgreSQL keeps a generic plan
+ * for it), then only binds and executes: for the few
  * that run per publish and per attempt, whose parse and plan cost PostgreSQL more than running
  * them (bench/README.md). The name must be unique in the process; the text must never change
  * under it.

@@ -349,7 +349,7 @@ export class DeliveryQueueRepository {
       .filter((row) => contexts.has(row.id))
       .map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }, contexts.get(row.id)!));
     const databaseTimeMs = rows.length > 0 ? Math.max(...rows.map((row) => Number(row.database_ms))) : null;
-    return { held, waiting: rows.length - held.length, databaseTimeMs };
+    return { held, waiting: rows.length - heldRows.length, databaseTimeMs };
   }
 
   /**

@@ -10,16 +10,20 @@ import { setFlagsFromString } from 'node:v8';
  */
 export const HEAP_GROWING_PERCENT = 5;
 
-/** Whether the operator chose a growth factor (on the command line or in NODE_OPTIONS). */
-export function heapGrowthChosen(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg));
+/**
+ * Whether the process was started with a growth factor of its own (`node --heap-growing-percent=N
+ * dist/main.js`, e.g. in a container's command). Node refuses the flag in NODE_OPTIONS, so the
+ * command line is the only place an operator can choose one.
+ */
+export function heapGrowthChosen(execArgv: readonly string[]): boolean {
+  return execArgv.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg));
 }
 
 /**
- * Sets HEAP_GROWING_PERCENT unless the operator chose one. V8 reads the flag whenever it sets the
+ * Sets HEAP_GROWING_PERCENT unless the process was started with a value of its own. V8 reads the flag whenever it sets the
  * next collection's limit, so it works set at run time, provided that happens before the heap
  * fills: the api and the worker import their `limit-heap-growth.ts` before anything else.
  */
 export function limitHeapGrowth(): void {
-  if (!heapGrowthChosen(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (!heapGrowthChosen(process.execArgv)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
