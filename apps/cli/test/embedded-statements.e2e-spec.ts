@@ -1,8 +1,20 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PgPool, preparedStatement } from '@herald/database';
-import { EmbeddedDatabase, startEmbeddedDatabase } from '../src/embedded/embedded-database';
+
+/**
+ * The cli's own embedded database (dist/embedded/embedded-database.js) in a child process, as
+ * `herald start` runs it: PGlite's WebAssembly loads with a dynamic import Jest's sandbox refuses.
+ */
+const SERVE_EMBEDDED = `
+  const { startEmbeddedDatabase } = require(${JSON.stringify(path.resolve(__dirname, '../dist/embedded/embedded-database.js'))});
+  startEmbeddedDatabase(process.argv[1]).then((db) => {
+    console.log('url ' + db.url);
+    process.once('SIGTERM', () => db.stop().then(() => process.exit(0)));
+  });
+`;
 
 /**
  * The embedded database serves every connection from one PGlite session, so a statement prepared
@@ -11,15 +23,25 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from '../src/embedded/embedde
  */
 describe('prepared statements on the embedded database', () => {
   let dataDir: string;
-  let embedded: EmbeddedDatabase;
+  let server: ChildProcess;
+  let url: string;
   const statement = preparedStatement('embedded_check', 'SELECT $1::int + 1 AS next');
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'herald-pglite-statements-'));
-    embedded = await startEmbeddedDatabase(dataDir);
-  });
+    server = spawn(process.execPath, ['-e', SERVE_EMBEDDED, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    url = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      server.stdout!.on('data', (chunk) => {
+        output += chunk;
+        const found = /^url (\S+)$/m.exec(output);
+        if (found) resolve(found[1]);
+      });
+      server.once('exit', (code) => reject(new Error(`the embedded database exited (${code}) before it served`)));
+    });
+  }, 60_000);
   afterAll(async () => {
-    await embedded.stop();
+    await new Promise((resolve) => (server.once('exit', resolve), server.kill('SIGTERM')));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -28,7 +50,7 @@ describe('prepared statements on the embedded database', () => {
     Promise.all([1, 2].map((n) => pool.transaction(async (sql) => (await sql<{ next: number }>(statement, [n]))[0].next)));
 
   it('runs a prepared statement on several connections when names are off', async () => {
-    const pool = new PgPool({ url: embedded.url, poolSize: 2, preparedStatements: false });
+    const pool = new PgPool({ url, poolSize: 2, preparedStatements: false });
     try {
       expect(await onTwoConnections(pool)).toEqual([2, 3]);
       expect(await onTwoConnections(pool)).toEqual([2, 3]);
@@ -38,7 +60,7 @@ describe('prepared statements on the embedded database', () => {
   });
 
   it('would fail with names on: the second connection finds the name taken (why they are off here)', async () => {
-    const pool = new PgPool({ url: embedded.url, poolSize: 2, preparedStatements: true });
+    const pool = new PgPool({ url, poolSize: 2, preparedStatements: true });
     try {
       await expect(onTwoConnections(pool)).rejects.toThrow(/prepared statement "embedded_check" already exists/);
     } finally {
