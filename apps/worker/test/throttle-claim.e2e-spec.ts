@@ -78,8 +78,13 @@ describe('claiming deliveries of a throttled webhook', () => {
   it('never gives two claims the same slot, however they interleave', async () => {
     const { ids } = await throttled(100, 40);
     const batches = await Promise.all([claim({ limit: 20 }), claim({ limit: 20 }), claim({ limit: 20 })]);
+    // A delivery that each concurrent claim found locked by another (SKIP LOCKED) is left pending
+    // and due, with no slot yet: the next claim takes it, as this one does.
+    batches.push(await claim({ limit: 40 }));
     const held = batches.flatMap((batch) => batch.deliveries.map((d) => d.throttle!.slotMs));
-    const reserved = (await waitingRows(ids)).map((row) => Number(row.slot_ms));
+    const waiting = await waitingRows(ids);
+    expect(waiting.filter((row) => row.slot_ms === null)).toEqual([]);
+    const reserved = waiting.map((row) => Number(row.slot_ms));
     expect(held.length + reserved.length).toBe(40);
     const slots = [...held, ...reserved].sort((a, b) => a - b);
     // 100/s: 10.3 ms apart (slots are microseconds; epoch milliseconds as doubles round a little).
