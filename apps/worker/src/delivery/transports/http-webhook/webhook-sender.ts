@@ -78,10 +78,9 @@ export class WebhookSender {
   private inFlightFor(abort: AbortSignal): Set<AbortController> {
     let controllers = this.cancellable.get(abort);
     if (!controllers) {
-      const set = new Set<AbortController>();
-      abort.addEventListener('abort', () => set.forEach((controller) => controller.abort()), { once: true });
-      this.cancellable.set(abort, set);
-      controllers = set;
+      const created = new Set<AbortController>();
+      abort.addEventListener('abort', () => created.forEach((controller) => controller.abort()), { once: true });
+      this.cancellable.set(abort, (controllers = created));
     }
     return controllers;
   }
