@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // 4 KiB batch would hold "worker started", which the operator, the benchmarks and the tests
   // wait for, until 4 KiB of later lines came: hours, on a quiet worker. The writes stay
   // asynchronous, and lines that come while one is being written go out together.
-  const logger = createHeraldLogger(config, { service: 'herald-worker', batchBytes: 0 });
+  const logger = createHeraldLogger(config, { service: 'herald-worker' });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: new NestPinoLogger(logger) });
   logger.info('worker started');
 

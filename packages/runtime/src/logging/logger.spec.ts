@@ -7,12 +7,12 @@ const RUNTIME = path.resolve(__dirname, '../../dist/index.js');
  * A process that logs through createHeraldLogger, as the api and the worker do, and keeps running
  * until it is told to exit; the test reads its stdout as an operator's log collector would.
  */
-function loggingProcess(service: string, batchBytes: number) {
+function loggingProcess(service: string) {
   const script = `
     const { createHeraldLogger } = require(${JSON.stringify(RUNTIME)});
-    const logger = createHeraldLogger({ log: { level: 'info' } }, { service: ${JSON.stringify(service)}, batchBytes: ${batchBytes} });
+    const logger = createHeraldLogger({ log: { level: 'info' } }, { service: ${JSON.stringify(service)} });
     logger.info('started');
-    process.stdin.on('data', () => process.exit(0));`;
+    process.stdin.on('data', () => { logger.info('leaving'); process.exit(0); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
   const watchers = new Set<() => void>();
@@ -46,16 +46,20 @@ function loggingProcess(service: string, batchBytes: number) {
 }
 
 describe('createHeraldLogger', () => {
-  it('writes a line at once without batching, naming the service', async () => {
-    const worker = loggingProcess('herald-worker', 0);
+  it('writes a line without waiting for more, naming the service', async () => {
+    const worker = loggingProcess('herald-worker');
     await worker.written();
     expect(worker.lines()).toEqual([expect.objectContaining({ level: 30, service: 'herald-worker', msg: 'started' })]);
     await worker.exit();
   });
 
-  it('writes a batched line that is still pending when the process exits', async () => {
-    const api = loggingProcess('herald-api', 4096);
+  it('writes the lines still pending when the process exits', async () => {
+    const api = loggingProcess('herald-api');
+    // 'leaving' is logged in the same turn as process.exit(): no asynchronous write could carry it.
     await api.exit();
-    expect(api.lines()).toEqual([expect.objectContaining({ level: 30, service: 'herald-api', msg: 'started' })]);
+    expect(api.lines()).toEqual([
+      expect.objectContaining({ level: 30, service: 'herald-api', msg: 'started' }),
+      expect.objectContaining({ level: 30, service: 'herald-api', msg: 'leaving' }),
+    ]);
   });
 });

@@ -6,10 +6,7 @@ import type { Logger } from 'pino';
  * The api's logger: Fastify logs each request through it (with the request id bound), and Nest's
  * own messages go through NestPinoLogger. The request's headers and body are never logged, so
  * keys and customers' header values cannot leak.
- *
- * Lines go out in 4 KiB batches: the api writes one per request, and a synchronous write per
- * request cost a third of its throughput (bench/).
  */
 export function createLogger(config: HeraldConfig): Logger {
-  return createHeraldLogger(config, { service: 'herald-api', batchBytes: 4096 });
+  return createHeraldLogger(config, { service: 'herald-api' });
 }
