@@ -1,9 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import { PgPool } from '../pg-pool';
+import { PgPool, preparedStatement } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from './records';
 import { destinationHost, toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
+
+/** Prepared: parsed and planned once per connection, it is the configuration API's busiest statement. */
+const UPSERT_SQL = preparedStatement(
+  'upsert_webhook',
+  `WITH saved AS (
+       INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type,
+                             backoff_value, headers)
+       VALUES ($1, $2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json)
+       ON CONFLICT (application_id) DO UPDATE SET
+         url = excluded.url, destination_host = excluded.destination_host, retry_enabled = excluded.retry_enabled,
+         retry_value = excluded.retry_value,
+         max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
+         backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
+       RETURNING *, (xmax = 0) AS created
+     ), first_secret AS (
+       INSERT INTO webhook_secrets (id, application_id, secret)
+       SELECT $10, application_id, $11 FROM saved WHERE created
+     )
+     SELECT ${webhookColumns('saved')} FROM saved`,
+);
 
 @Injectable()
 export class WebhookRepository {
@@ -24,36 +44,19 @@ export class WebhookRepository {
    */
   async upsert(scope: ApplicationScope, webhook: WebhookRecord, firstSecret: { id: string; secret: string }): Promise<WebhookRecord> {
     const { url, retryEnabled, retryPolicy: policy, headers } = webhook;
-    const rows = await this.pg.sql<WebhookRow>(
-      `WITH saved AS (
-         INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type,
-                               backoff_value, headers)
-         VALUES ($1, $2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json)
-         ON CONFLICT (application_id) DO UPDATE SET
-           url = excluded.url, destination_host = excluded.destination_host, retry_enabled = excluded.retry_enabled,
-           retry_value = excluded.retry_value,
-           max_retries = excluded.max_retries, backoff_type = excluded.backoff_type,
-           backoff_value = excluded.backoff_value, headers = excluded.headers, updated_at = now()
-         RETURNING *, (xmax = 0) AS created
-       ), first_secret AS (
-         INSERT INTO webhook_secrets (id, application_id, secret)
-         SELECT $10, application_id, $11 FROM saved WHERE created
-       )
-       SELECT ${webhookColumns('saved')} FROM saved`,
-      [
-        scope.applicationId,
-        url,
-        destinationHost(url),
-        retryEnabled,
-        policy.retryValue,
-        policy.maxRetries,
-        policy.backoffType,
-        policy.backoffValue,
-        JSON.stringify(headers),
-        firstSecret.id,
-        firstSecret.secret,
-      ],
-    );
+    const rows = await this.pg.sql<WebhookRow>(UPSERT_SQL, [
+      scope.applicationId,
+      url,
+      destinationHost(url),
+      retryEnabled,
+      policy.retryValue,
+      policy.maxRetries,
+      policy.backoffType,
+      policy.backoffValue,
+      JSON.stringify(headers),
+      firstSecret.id,
+      firstSecret.secret,
+    ]);
     return toWebhookRecord(rows[0]);
   }
 
