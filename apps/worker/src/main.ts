@@ -12,11 +12,8 @@ import { WorkerModule } from './worker.module';
 async function main(): Promise<void> {
   // The one place the worker reads the environment.
   const config = parseHeraldConfig(process.env);
-  // Not batched like the api's lines: at the default level the worker writes only its start, its
-  // stop and failures (a line per attempt is debug), and those are wanted when they happen. A
-  // 4 KiB batch would hold "worker started", which the operator, the benchmarks and the tests
-  // wait for, until 4 KiB of later lines came: hours, on a quiet worker. The writes stay
-  // asynchronous, and lines that come while one is being written go out together.
+  // Lines go out at the end of the event-loop turn that logged them: "worker started", which the
+  // operator, the benchmarks and the tests wait for, is written at once on a quiet worker.
   const logger = createHeraldLogger(config, { service: 'herald-worker' });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: new NestPinoLogger(logger) });
   logger.info('worker started');

@@ -1,25 +1,59 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs, { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TurnBatchedDestination } from './turn-batched-destination';
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const line = (n: number) => `{"n":${n},"msg":"${'x'.repeat(90)}"}\n`;
+const lines = (from: number, count: number) => Array.from({ length: count }, (_, k) => line(from + k)).join('');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error('timed out');
+  }
+}
+
+/** A FIFO opened read-write and non-blocking: writes fail with EAGAIN once its 64 KiB are full, as on a stalled stdout pipe. */
+function fullableFifo(dir: string): { fd: number; path: string; drain: () => string } {
+  const fifo = path.join(dir, 'stdout');
+  execFileSync('mkfifo', [fifo]);
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  const buffer = Buffer.alloc(64 * 1024);
+  const drain = () => {
+    let text = '';
+    for (;;) {
+      try {
+        const n = readSync(fd, buffer);
+        if (n === 0) return text;
+        text += buffer.toString('utf8', 0, n);
+      } catch {
+        return text; // EAGAIN: empty for now
+      }
+    }
+  };
+  return { fd, path: fifo, drain };
+}
 
 describe('TurnBatchedDestination', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'herald-log-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('writes every line of a turn, in order, once the turn is over', async () => {
+  it('writes every line of a turn, in order, in one write once the turn is over', async () => {
     const file = path.join(dir, 'out.log');
     const fd = openSync(file, 'w');
+    const writes = jest.spyOn(fs, 'write');
     const destination = new TurnBatchedDestination(fd);
     for (let n = 0; n < 1000; n++) destination.write(line(n));
     expect(readFileSync(file, 'utf8')).toBe(''); // nothing written inside the turn
-    for (let turn = 0; turn < 50 && readFileSync(file).length < 1000 * line(0).length; turn++) await nextTurn();
-    expect(readFileSync(file, 'utf8')).toBe(Array.from({ length: 1000 }, (_, n) => line(n)).join(''));
+    await until(() => readFileSync(file).length >= lines(0, 1000).length);
+    expect(readFileSync(file, 'utf8')).toBe(lines(0, 1000));
+    expect(writes).toHaveBeenCalledTimes(1);
     closeSync(fd);
   });
 
@@ -34,43 +68,77 @@ describe('TurnBatchedDestination', () => {
     closeSync(fd);
   });
 
-  it('waits while the reader does not keep up, drops past its bound, and says how many it dropped', async () => {
-    // A FIFO opened read-write and non-blocking: writes fail with EAGAIN once its 64 KiB are full,
-    // as they do on a stdout pipe whose collector has stalled.
-    const fifo = path.join(dir, 'stdout');
-    execFileSync('mkfifo', [fifo]);
-    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    const dropped: number[] = [];
-    const destination = new TurnBatchedDestination(fd, { maxPendingBytes: 200 * 1024, onDropped: (lines) => dropped.push(lines) });
+  it('waits while the reader does not keep up, drops past its bound, and logs the right count after what it kept', async () => {
+    const { fd, drain } = fullableFifo(dir);
+    const destination = new TurnBatchedDestination(fd, {
+      maxPendingBytes: 100 * 1024,
+      // As createHeraldLogger does: the warning goes through the same destination, and is no
+      // shorter than the lines that were refused.
+      onDropped: (count) => destination.write(`{"dropped":${count},"msg":"${'w'.repeat(100)}"}\n`),
+    });
 
-    const written = 4000; // ~400 KiB: fills the pipe, then the bound
-    const accepted = Array.from({ length: written }, (_, n) => destination.write(line(n))).filter(Boolean).length;
-    expect(accepted).toBeLessThan(written);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the first batch is stuck on the full pipe
-
-    const received: Buffer[] = [];
-    const buffer = Buffer.alloc(64 * 1024);
-    const drain = () => {
-      for (;;) {
-        try {
-          const n = readSync(fd, buffer);
-          if (n === 0) return;
-          received.push(Buffer.from(buffer.subarray(0, n)));
-        } catch {
-          return; // EAGAIN: empty for now
-        }
-      }
-    };
-    for (let round = 0; round < 200 && dropped.length === 0; round++) {
-      drain();
-      await new Promise((resolve) => setTimeout(resolve, 15));
+    // Lines over many turns while nobody reads: the pipe fills, then the bound is reached.
+    let written = 0;
+    let accepted = 0;
+    for (let turn = 0; turn < 40; turn++) {
+      for (let k = 0; k < 100; k++, written++) if (destination.write(line(written))) accepted++;
+      await sleep(1);
     }
-    drain();
+    expect(accepted).toBeLessThan(written);
+
+    let output = '';
+    await until(() => {
+      output += drain();
+      return output.includes('dropped');
+    });
+    await sleep(30);
+    output += drain();
     closeSync(fd);
 
-    const lines = Buffer.concat(received).toString('utf8').split('\n').filter(Boolean);
-    expect(dropped).toEqual([written - accepted]);
-    expect(lines).toHaveLength(accepted);
-    expect(lines.map((text) => (JSON.parse(text) as { n: number }).n)).toEqual(Array.from({ length: accepted }, (_, n) => n));
+    const received = output.split('\n').filter(Boolean);
+    expect(JSON.parse(received.at(-1)!)).toEqual({ dropped: written - accepted, msg: 'w'.repeat(100) });
+    const kept = received.slice(0, -1).map((text) => (JSON.parse(text) as { n: number }).n);
+    expect(kept).toHaveLength(accepted);
+    expect(kept).toEqual([...kept].sort((a, b) => a - b)); // in order, gaps where lines were dropped
+  });
+
+  it('gives up on a descriptor that fails other than by being full, without writing again', async () => {
+    const writes = jest.spyOn(fs, 'write');
+    const dropped: number[] = [];
+    const destination = new TurnBatchedDestination(987_654, { onDropped: (count) => dropped.push(count) }); // never open: EBADF
+    destination.write(line(1));
+    await until(() => writes.mock.calls.length === 1);
+    await sleep(50);
+    for (let turn = 0; turn < 5; turn++) {
+      expect(destination.write(line(turn))).toBe(false);
+      await sleep(5);
+    }
+    destination.flushSync();
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect(dropped).toEqual([]);
+  });
+
+  it('at exit, waits for a full descriptor to take the last lines instead of losing them', async () => {
+    const { fd, path: fifo } = fullableFifo(dir);
+    const filler = 'f'.repeat(1023) + '\n';
+    let filled = 0;
+    try {
+      for (;;) filled += writeSync(fd, filler);
+    } catch {
+      // EAGAIN: the pipe is full
+    }
+    const destination = new TurnBatchedDestination(fd);
+    for (let n = 0; n < 100; n++) destination.write(line(n));
+
+    // A reader that starts only once flushSync is already waiting on the full pipe.
+    const out = path.join(dir, 'received.log');
+    const reader = spawn('sh', ['-c', `sleep 0.2; cat "${fifo}" > "${out}"`], { stdio: 'ignore' });
+    destination.flushSync();
+    closeSync(fd); // the last writer gone: cat reads to the end and exits
+    await once(reader, 'exit');
+
+    const received = readFileSync(out, 'utf8');
+    expect(received.length).toBe(filled + lines(0, 100).length);
+    expect(received.endsWith(lines(0, 100))).toBe(true);
   });
 });

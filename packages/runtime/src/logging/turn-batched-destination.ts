@@ -1,41 +1,54 @@
 import { write, writeSync } from 'node:fs';
 
-/** What is pending past this is dropped (and counted) rather than held: a stalled collector must not exhaust memory. */
+/**
+ * Lines pending past this (not counting the batch being written) are dropped and counted rather
+ * than held: a stalled collector must not exhaust memory. Measured in string length, which is the
+ * byte count for the ASCII a log line mostly is.
+ */
 export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 /** How long to wait before trying again when a non-blocking descriptor is full. */
 const RETRY_FULL_MS = 10;
+/** How long flushSync() may wait, at exit, for a full descriptor to take the last lines. */
+const EXIT_FLUSH_DEADLINE_MS = 2_000;
 
 export interface TurnBatchedDestinationOptions {
   maxPendingBytes?: number;
   /**
-   * Told, once writing goes on, how many lines were dropped while the descriptor did not keep up
-   * (a write error or more than `maxPendingBytes` pending). Called after the write that cleared
-   * the backlog, so whatever it logs is written normally.
+   * Told how many lines were dropped because more than `maxPendingBytes` were pending. Called
+   * once writing goes on, after the lines pending then have been handed to the next write, so a
+   * line it logs through the same logger fits and follows them.
    */
   onDropped?: (lines: number) => void;
 }
 
 /**
  * The stream pino writes its lines to: every line logged in one turn of the event loop leaves in
- * one asynchronous write(2), and lines logged while a write is in flight wait for the next one.
- * Logging never blocks the process on a slow stdout.
+ * one asynchronous write(2), and lines logged while a write is in flight go in the next one.
+ * Logging never blocks the process on a slow stdout; a full non-blocking stdout (EAGAIN) is tried
+ * again every 10 ms, which keeps a process with lines to write alive while its collector stalls,
+ * as pino's own destination does. A stdout that fails otherwise (EPIPE, EBADF: the collector is
+ * gone) is given up: later lines are dropped without any further write.
  *
  * Written here rather than using pino.destination() (sonic-boom): with lines pending, sonic-boom
  * appends each to one string and measures that string's UTF-8 length again for every line, which
  * flattens and copies everything pending — under the api's load each access-log line paid for a
  * copy of up to 16 KiB. Measured in issue 12: 3.5 → 2.5 µs of CPU per line in a loop, and the
- * api's read throughput +10% (bench/README.md).
+ * api's read throughput +10–15% (bench/README.md).
  */
 export class TurnBatchedDestination {
   private readonly maxPendingBytes: number;
   private readonly onDropped: (lines: number) => void;
   private pending: string[] = [];
   private pendingBytes = 0;
-  /** The batch a write is in flight for, and how much of it has been confirmed. */
-  private inFlight: Buffer | null = null;
-  private confirmed = 0;
+  /** The batch being written, and how much of it the descriptor has taken. */
+  private batch: Buffer | null = null;
+  private taken = 0;
+  /** Whether an fs.write of the batch is under way in libuv's thread pool (not just a retry timer). */
+  private writing = false;
+  private retry: NodeJS.Timeout | null = null;
   private flushScheduled = false;
   private dropped = 0;
+  private broken = false;
 
   constructor(
     private readonly fd: number,
@@ -47,14 +60,14 @@ export class TurnBatchedDestination {
 
   /** pino's stream interface: one serialised line, newline included. */
   write(line: string): boolean {
-    // String length, not bytes: exact for the ASCII a log line mostly is, and free to compute.
+    if (this.broken) return false;
     if (this.pendingBytes + line.length > this.maxPendingBytes) {
       this.dropped++;
       return false;
     }
     this.pending.push(line);
     this.pendingBytes += line.length;
-    if (!this.flushScheduled && this.inFlight === null) {
+    if (!this.flushScheduled && this.batch === null) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
@@ -62,30 +75,35 @@ export class TurnBatchedDestination {
   }
 
   /**
-   * Writes everything not yet confirmed, synchronously; for the process's exit. A batch whose
-   * asynchronous write was still in flight is written again from what was last confirmed: a line
-   * may then appear twice, but none is lost.
+   * Writes what has not been written, synchronously; for the process's exit. A batch waiting to be
+   * tried again goes first; a batch whose write is under way in the thread pool is left to it (it
+   * cannot be waited for here, and writing it again could duplicate or interleave it), so the lines
+   * pending after it may land before it. A full descriptor is waited for up to 2 s.
    */
   flushSync(): void {
-    const rest = this.inFlight ? this.inFlight.subarray(this.confirmed) : Buffer.alloc(0);
-    const chunk = Buffer.concat([rest, Buffer.from(this.takePending())]);
-    this.inFlight = null;
-    let offset = 0;
-    for (let attempts = 0; offset < chunk.length && attempts < 1000; attempts++) {
+    if (this.broken) return;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const unwritten = this.batch && !this.writing ? this.batch.subarray(this.taken) : Buffer.alloc(0);
+    const chunk = Buffer.concat([unwritten, Buffer.from(this.takePending())]);
+    if (!this.writing) this.batch = null;
+    const deadline = Date.now() + EXIT_FLUSH_DEADLINE_MS;
+    for (let offset = 0; offset < chunk.length;) {
       try {
         offset += writeSync(this.fd, chunk, offset, chunk.length - offset);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) return;
+        sleepSync(RETRY_FULL_MS);
       }
     }
   }
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.inFlight !== null || this.pending.length === 0) return;
-    this.inFlight = Buffer.from(this.takePending());
-    this.confirmed = 0;
-    this.writeInFlight();
+    if (this.broken || this.batch !== null || this.pending.length === 0) return;
+    this.batch = Buffer.from(this.takePending());
+    this.taken = 0;
+    this.writeBatch();
   }
 
   private takePending(): string {
@@ -95,38 +113,47 @@ export class TurnBatchedDestination {
     return text;
   }
 
-  private writeInFlight(): void {
-    const batch = this.inFlight!;
-    write(this.fd, batch, this.confirmed, batch.length - this.confirmed, null, (error, written) => {
-      if (this.inFlight !== batch) return; // flushSync took over at exit
-      if (error) {
-        if (error.code === 'EAGAIN') {
-          setTimeout(() => this.writeInFlight(), RETRY_FULL_MS);
-          return;
-        }
-        // EPIPE and the like: nobody reads what is left of this batch.
-        this.dropped += countLines(batch.subarray(this.confirmed));
-        this.confirmed = batch.length;
-      } else {
-        this.confirmed += written;
-      }
-      if (this.confirmed < batch.length) {
-        this.writeInFlight();
+  private writeBatch(): void {
+    const batch = this.batch!;
+    this.writing = true;
+    write(this.fd, batch, this.taken, batch.length - this.taken, null, (error, written) => {
+      this.writing = false;
+      if (this.batch !== batch) return; // flushSync took over
+      if (error?.code === 'EAGAIN') {
+        this.retry = setTimeout(() => {
+          this.retry = null;
+          if (this.batch === batch) this.writeBatch();
+        }, RETRY_FULL_MS);
         return;
       }
-      this.inFlight = null;
+      if (error) {
+        this.giveUp();
+        return;
+      }
+      this.taken += written;
+      if (this.taken < batch.length) {
+        this.writeBatch();
+        return;
+      }
+      this.batch = null;
+      this.flush();
       if (this.dropped > 0) {
         const lines = this.dropped;
         this.dropped = 0;
         this.onDropped(lines);
       }
-      this.flush();
     });
+  }
+
+  private giveUp(): void {
+    this.broken = true;
+    this.batch = null;
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 }
 
-function countLines(bytes: Buffer): number {
-  let lines = 0;
-  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines++;
-  return lines;
+/** Blocks the thread (at exit only, where nothing else is left to run). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
