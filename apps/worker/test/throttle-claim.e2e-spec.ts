@@ -37,7 +37,12 @@ describe('claiming deliveries of a throttled webhook', () => {
     const app = await worker.application({ url: 'http://127.0.0.1:9/hook' });
     await worker.app.get(WebhookThrottleRepository).set(app, perSecond, new Date());
     const ids: string[] = [];
-    for (let i = 0; i < deliveries; i++) ids.push((await worker.publish(app, 'acw_start', { i }))!);
+    for (let i = 0; i < deliveries; i++) {
+      ids.push((await worker.publish(app, 'acw_start', { i }))!);
+      // A publish stamps its delivery due at the clock's millisecond; two in the same millisecond
+      // would tie, and "oldest first" could then claim either. Apart, the order is the ids' order.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     return { app, ids };
   }
 
