@@ -59,6 +59,8 @@ function queryConfig(statement: string | PreparedStatement, values: unknown[], n
 @Injectable()
 export class PgPool implements OnModuleInit, OnApplicationShutdown {
   readonly pool: pg.Pool;
+  /** One statement in its own transaction. A property, so it can be handed on like a transaction's. */
+  readonly sql: SqlQuery;
   private readonly where: string;
   private readonly named: boolean;
 
@@ -69,11 +71,8 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     this.pool.on('error', (error) => new Logger(PgPool.name).warn(`idle database connection lost: ${error.message}`));
     this.where = describeServer(options.url);
     this.named = options.preparedStatements ?? true;
+    this.sql = this.sqlOn(this.pool);
   }
-
-  /** One statement in its own transaction. A property, so it can be handed on like a transaction's. */
-  readonly sql: SqlQuery = async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-    (await this.pool.query<T>(queryConfig(text, values, this.named))).rows;
 
   /**
    * Runs `work` between BEGIN and COMMIT on one pooled connection; its statements go through the
@@ -88,10 +87,7 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await work(
-        async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-          (await client.query<T>(queryConfig(text, values, this.named))).rows,
-      );
+      const result = await work(this.sqlOn(client));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -119,10 +115,7 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
       const [{ locked }] = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows;
       if (!locked) return null;
       try {
-        return await work(
-          async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
-            (await client.query<T>(queryConfig(text, values, this.named))).rows,
-        );
+        return await work(this.sqlOn(client));
       } finally {
         if (!broken) await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (broken = unlockFailed));
       }
@@ -131,6 +124,12 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
       // A connection whose unlock failed still holds the lock: destroy it, which releases it.
       client.release(broken ?? false);
     }
+  }
+
+  /** Statements on the pool (each its own transaction) or on one checked-out connection. */
+  private sqlOn(runner: pg.Pool | pg.PoolClient): SqlQuery {
+    return async <T extends pg.QueryResultRow>(text: string | PreparedStatement, values: unknown[] = []) =>
+      (await runner.query<T>(queryConfig(text, values, this.named))).rows;
   }
 
   async onModuleInit(): Promise<void> {
