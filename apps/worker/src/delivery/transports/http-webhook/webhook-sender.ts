@@ -76,12 +76,11 @@ export class WebhookSender {
   }
 
   private inFlightFor(abort: AbortSignal): Set<AbortController> {
-    let controllers = this.cancellable.get(abort);
-    if (!controllers) {
-      const created = new Set<AbortController>();
-      abort.addEventListener('abort', () => created.forEach((controller) => controller.abort()), { once: true });
-      this.cancellable.set(abort, (controllers = created));
-    }
+    const known = this.cancellable.get(abort);
+    if (known) return known;
+    const controllers = new Set<AbortController>();
+    abort.addEventListener('abort', () => controllers.forEach((controller) => controller.abort()), { once: true });
+    this.cancellable.set(abort, controllers);
     return controllers;
   }
 }
