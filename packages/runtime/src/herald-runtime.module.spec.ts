@@ -1,8 +1,19 @@
 import 'reflect-metadata';
-import { CLOCK, Clock, HERALD_CONFIG, ID_GENERATOR, IdGenerator, idPattern, parseHeraldConfig, StartupError } from '@herald/core';
+import {
+  CLOCK,
+  Clock,
+  HERALD_CONFIG,
+  HeraldConfig,
+  ID_GENERATOR,
+  IdGenerator,
+  idPattern,
+  parseHeraldConfig,
+  StartupError,
+} from '@herald/core';
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { HeraldRuntimeModule } from './herald-runtime.module';
+import { HeraldService } from './herald-service';
 
 const DATABASE = Symbol('DATABASE');
 
@@ -29,35 +40,34 @@ class Consumer {
 class ConsumerModule {}
 
 describe('HeraldRuntimeModule', () => {
-  it('gives every module the configuration, the clock, ids and the database', async () => {
-    const config = parseHeraldConfig({ DATABASE_URL: 'postgresql://herald@127.0.0.1:5432/herald', HERALD_DB_POOL_SIZE: '3' });
-    @Module({
-      imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-worker', database: RecordingDatabaseModule }), ConsumerModule],
-    })
+  /** What a module of a process built on HeraldRuntimeModule with `config` is given. */
+  async function consumerOf(config: HeraldConfig, service: HeraldService): Promise<{ consumer: Consumer; close: () => Promise<void> }> {
+    @Module({ imports: [HeraldRuntimeModule.forRoot(config, { service, database: RecordingDatabaseModule }), ConsumerModule] })
     class App {}
     const app = await NestFactory.createApplicationContext(App, { logger: false });
+    return { consumer: app.get(Consumer), close: () => app.close() };
+  }
+
+  it('gives every module the configuration, the clock, ids and the database', async () => {
+    const config = parseHeraldConfig({ DATABASE_URL: 'postgresql://herald@127.0.0.1:5432/herald', HERALD_DB_POOL_SIZE: '3' });
+    const { consumer, close } = await consumerOf(config, 'herald-worker');
     try {
-      const consumer = app.get(Consumer);
       expect(consumer.config).toBe(config);
       expect(consumer.database).toEqual({ url: 'postgresql://herald@127.0.0.1:5432/herald', poolSize: 3, preparedStatements: true });
       expect(consumer.clock.now()).toBeInstanceOf(Date);
       expect(consumer.ids.next('evt')).toMatch(idPattern('evt'));
     } finally {
-      await app.close();
+      await close();
     }
   });
 
   it('turns named prepared statements off on the embedded database (one session serves every connection)', async () => {
     const config = parseHeraldConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5433/postgres', HERALD_EMBEDDED_DATABASE: 'true' });
-    @Module({
-      imports: [HeraldRuntimeModule.forRoot(config, { service: 'herald-api', database: RecordingDatabaseModule }), ConsumerModule],
-    })
-    class App {}
-    const app = await NestFactory.createApplicationContext(App, { logger: false });
+    const { consumer, close } = await consumerOf(config, 'herald-api');
     try {
-      expect(app.get(Consumer).database).toMatchObject({ preparedStatements: false });
+      expect(consumer.database).toMatchObject({ preparedStatements: false });
     } finally {
-      await app.close();
+      await close();
     }
   });
 
