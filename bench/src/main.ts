@@ -9,6 +9,7 @@ import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
+import { storage } from './benchmarks/storage';
 import { throttle } from './benchmarks/throttle';
 import { BenchContext } from './harness/context';
 import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
@@ -24,6 +25,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   memory,
   'worker-scale': workerScale,
   'claim-scale': claimScale,
+  storage,
   recover,
   'events-list': eventsList,
   history,

@@ -39,6 +39,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'recover',
           'retention',
           'retry-timing',
+          'storage',
           'throttle',
           'worker-scale',
         ]
