@@ -2,7 +2,7 @@ import { apiRead } from './benchmarks/api-read';
 import { apiWrite } from './benchmarks/api-write';
 import { claimScale } from './benchmarks/claim-scale';
 import { memory, workerScale } from './benchmarks/backlog';
-import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
+import { deliveryLatency, deliveryThroughput, keyedPublishes, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
@@ -20,6 +20,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'api-write': apiWrite,
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
+  'keyed-publishes': keyedPublishes,
   peers,
   'retry-timing': retryTiming,
   memory,

@@ -34,6 +34,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'embedded',
           'events-list',
           'history',
+          'keyed-publishes',
           'memory',
           'peers',
           'recover',

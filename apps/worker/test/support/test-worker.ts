@@ -124,7 +124,8 @@ export class TestWorker {
       ignoresSubscription,
       idempotencyKey: null,
     });
-    return published.deliveryIds[0] ?? null;
+    if (published.kind !== 'stored') throw new Error(`publish stored nothing: ${published.kind}`);
+    return published.record.deliveryIds[0] ?? null;
   }
 
   async delivery(scope: ApplicationScope, id: string) {
