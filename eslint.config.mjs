@@ -47,8 +47,14 @@ export default tseslint.config(
     },
   },
   {
+    // Repositories store and return outcomes; services decide and build the API's errors.
     files: ['packages/database/**'],
-    rules: { 'no-restricted-imports': restrict(deepImports) },
+    rules: {
+      'no-restricted-imports': restrict(deepImports, {
+        group: ['@herald/contracts', '@herald/contracts/*'],
+        message: 'Repositories return outcomes; the API contracts and their errors are the services’ to use.',
+      }),
+    },
   },
   {
     // A test reads what it asserts on through @herald/database/testing's queryDatabase.

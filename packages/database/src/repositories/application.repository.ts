@@ -1,5 +1,4 @@
 import { APPLICATION_ID_MAX } from '@herald/core';
-import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PgPool } from '../pg-pool';
@@ -39,10 +38,18 @@ export class ApplicationRepository {
     return { applicationId: application.id, accountId: application.accountId } as ApplicationScope;
   }
 
-  /** Creates an application with the platform's id, or with the next free one when none is given. */
-  async create(application: { id: number | null; accountId: string; name: string }): Promise<ApplicationRecord> {
+  /**
+   * Creates an application with the platform's id, or with the next free one when none is given.
+   * `id_taken`: the platform's id is in use; `ids_exhausted`: no id is free.
+   */
+  async create(application: {
+    id: number | null;
+    accountId: string;
+    name: string;
+  }): Promise<ApplicationRecord | 'id_taken' | 'ids_exhausted'> {
     for (let attempt = 1; ; attempt++) {
       const id = application.id ?? (await this.nextFreeId());
+      if (id === null) return 'ids_exhausted';
       try {
         return await this.prisma.application.create({
           data: { id, accountId: application.accountId, name: application.name },
@@ -50,11 +57,7 @@ export class ApplicationRepository {
         });
       } catch (error) {
         if (classifyDatabaseError(error) !== 'unique_violation') throw error;
-        if (application.id !== null) {
-          throw new AppError('CONFLICT', `Application ${application.id} already exists.`, {
-            details: [{ field: 'id', message: `application ${application.id} already exists` }],
-          });
-        }
+        if (application.id !== null) return 'id_taken';
         if (attempt >= ID_ATTEMPTS) throw error;
       }
     }
@@ -62,9 +65,10 @@ export class ApplicationRepository {
 
   /**
    * One above the highest id in use; once the highest possible id is taken, the lowest free
-   * one. Platform-chosen ids can leave any pattern, so "free" is checked, never assumed.
+   * one (null when none is). Platform-chosen ids can leave any pattern, so "free" is checked,
+   * never assumed.
    */
-  private async nextFreeId(): Promise<number> {
+  private async nextFreeId(): Promise<number | null> {
     const [{ next }] = await this.pg.sql<{ next: number | null }>(
       `SELECT COALESCE(
          (SELECT max(id) + 1 FROM applications HAVING max(id) < $1),
@@ -74,7 +78,6 @@ export class ApplicationRepository {
        ) AS next`,
       [APPLICATION_ID_MAX],
     );
-    if (next === null) throw new AppError('CONFLICT', 'Every application id is in use.');
-    return Number(next);
+    return next === null ? null : Number(next);
   }
 }

@@ -1,5 +1,4 @@
 import { OPERATIONAL_EVENT_TYPES, isOperationalEventType } from '@herald/core';
-import { AppError } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PrismaService } from '../prisma.service';
@@ -31,15 +30,12 @@ export class EventTypeRepository {
     return (await this.prisma.eventType.count({ where: { name } })) > 0;
   }
 
-  async create(eventType: EventTypeRecord): Promise<EventTypeRecord> {
+  /** `name_taken`: the catalogue has an event type of that name already. */
+  async create(eventType: EventTypeRecord): Promise<EventTypeRecord | 'name_taken'> {
     try {
       return await this.prisma.eventType.create({ data: eventType, select: { name: true, description: true } });
     } catch (error) {
-      if (classifyDatabaseError(error) === 'unique_violation') {
-        throw new AppError('CONFLICT', `Event type "${eventType.name}" already exists.`, {
-          details: [{ field: 'name', message: `"${eventType.name}" already exists` }],
-        });
-      }
+      if (classifyDatabaseError(error) === 'unique_violation') return 'name_taken';
       throw error;
     }
   }

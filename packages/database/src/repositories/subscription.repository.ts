@@ -1,4 +1,3 @@
-import { Errors } from '@herald/contracts';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PrismaService } from '../prisma.service';
@@ -21,9 +20,13 @@ export class SubscriptionRepository {
 
   /**
    * Creates the subscription with defaults for omitted flags, or changes only the flags given.
-   * The webhook must exist (checked by the caller; a concurrent delete still ends in a 404).
+   * The webhook must exist (checked by the caller); `no_webhook` when it was deleted meanwhile.
    */
-  async upsert(scope: ApplicationScope, eventType: string, flags: { ensureDelivery?: boolean; active?: boolean }): Promise<void> {
+  async upsert(
+    scope: ApplicationScope,
+    eventType: string,
+    flags: { ensureDelivery?: boolean; active?: boolean },
+  ): Promise<'saved' | 'no_webhook'> {
     try {
       await this.prisma.subscription.upsert({
         where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },
@@ -31,10 +34,9 @@ export class SubscriptionRepository {
         update: { ...definedOnly(flags), updatedAt: new Date() },
         select: SELECT,
       });
+      return 'saved';
     } catch (error) {
-      if (classifyDatabaseError(error) === 'foreign_key_violation') {
-        throw Errors.webhookNotConfigured(scope.applicationId);
-      }
+      if (classifyDatabaseError(error) === 'foreign_key_violation') return 'no_webhook';
       throw error;
     }
   }
