@@ -6,7 +6,7 @@ import { PrismaService } from '../prisma.service';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { DELIVERY_SELECT, deliveryColumns } from './delivery.sql';
-import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from './records';
+import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from '../records';
 
 /**
  * Failed deliveries requeued per statement by recover: each batch is one short transaction that

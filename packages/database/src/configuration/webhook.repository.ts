@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PgPool, preparedStatement } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApplicationScope, WebhookRecord } from './records';
+import { ApplicationScope, WebhookRecord } from '../records';
 import { destinationHost, toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
 
 /** Prepared: parsed and planned once per connection, it is the configuration API's busiest statement. */

@@ -2,7 +2,7 @@ import { OPERATIONAL_EVENT_TYPES, isOperationalEventType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PrismaService } from '../prisma.service';
-import { EventTypeRecord, Page } from './records';
+import { EventTypeRecord, Page } from '../records';
 
 @Injectable()
 export class EventTypeRepository {

@@ -1,7 +1,7 @@
 import { OPERATIONAL_EVENT_TYPES } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
-import { ApplicationScope, Page, StoredEventRecord } from './records';
+import { ApplicationScope, Page, StoredEventRecord } from '../records';
 
 /** The columns of a StoredEventRecord but its payload, and its deliveries' ids (oldest first). */
 const EVENT_SUMMARY_COLUMNS = `

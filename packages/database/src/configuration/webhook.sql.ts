@@ -1,6 +1,6 @@
 import type { BackoffType } from '@herald/core';
-import { WebhookRecord } from './records';
-import { prismaSelectOf, sqlColumnsOf } from './table-columns';
+import { WebhookRecord } from '../records';
+import { prismaSelectOf, sqlColumnsOf } from '../table-columns';
 
 /** A webhook as it is read from its table, by Prisma (WEBHOOK_SELECT) or in SQL (webhookColumns). */
 export interface WebhookRow {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApiKeyRecord, ApiKeyScope, Page, pageOf } from './records';
+import { ApiKeyRecord, ApiKeyScope, Page, pageOf } from '../records';
 
 /** The row that HERALD_ADMIN_KEY maps to: one, so changing the variable retires the old key. */
 export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';

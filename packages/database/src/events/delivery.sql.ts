@@ -1,5 +1,5 @@
-import { DeliveryRecord } from './records';
-import { prismaSelectOf, sqlColumnsOf } from './table-columns';
+import { DeliveryRecord } from '../records';
+import { prismaSelectOf, sqlColumnsOf } from '../table-columns';
 
 /** The columns of a DeliveryRecord; the SQL aliases make each row the record itself. */
 const DELIVERY_COLUMNS = {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApplicationScope } from './records';
+import { ApplicationScope } from '../records';
 
 /** A customer portal link (PRODUCT.md §12); never its token, which is shown once and not stored. */
 export interface PortalLinkRecord {

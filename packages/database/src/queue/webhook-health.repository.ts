@@ -2,8 +2,8 @@ import type { DisabledReason, WebhookState } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool } from '../pg-pool';
-import { queueOperationalNotice } from './operational-webhook.repository';
-import { ApplicationScope } from './records';
+import { queueOperationalNotice } from '../events/operational-webhook.repository';
+import { ApplicationScope } from '../records';
 
 /** Ids for the operational notice a state change may queue (the caller's IdGenerator makes them). */
 export type NoticeIds = () => { eventId: string; deliveryId: string };

@@ -2,7 +2,7 @@ import type { OperationalEventType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, SqlQuery } from '../pg-pool';
-import { destinationHost } from './webhook.sql';
+import { destinationHost } from '../configuration/webhook.sql';
 
 /** The operator's endpoint as stored (PRODUCT.md §10). */
 export interface OperationalWebhookRecord {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PrismaService } from '../prisma.service';
-import { ApplicationScope, SubscriptionRecord } from './records';
+import { ApplicationScope, SubscriptionRecord } from '../records';
 
 const SELECT = { eventType: true, ensureDelivery: true, active: true } as const;
 const DEFAULT_FLAGS = { ensureDelivery: false, active: true };

@@ -2,9 +2,9 @@ import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } f
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
 import { PgPool, preparedStatement } from '../pg-pool';
-import { DeliveryAttemptRecord, WebhookRecord } from './records';
+import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
-import { toWebhookRecord, webhookColumns, WebhookRow } from './webhook.sql';
+import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
 
 export interface ClaimedDelivery {
   id: string;

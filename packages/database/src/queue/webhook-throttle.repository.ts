@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool } from '../pg-pool';
-import { ApplicationScope } from './records';
+import { ApplicationScope } from '../records';
 import { THROTTLE_HORIZON_MS } from './throttle.sql';
 
 /** Reserved slots cleared per statement when a throttle changes: each batch is a short transaction. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma.service';
-import { AccountRecord, Page, pageOf } from './records';
+import { AccountRecord, Page, pageOf } from '../records';
 
 @Injectable()
 export class AccountRepository {

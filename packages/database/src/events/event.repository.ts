@@ -5,7 +5,7 @@ import { Batcher } from '../batching/batcher';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
-import { ApplicationScope } from './records';
+import { ApplicationScope } from '../records';
 
 export interface NewEvent {
   id: string;

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyDatabaseError } from '../database-errors';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
-import { ApplicationRecord, ApplicationScope, Page, pageOf } from './records';
+import { ApplicationRecord, ApplicationScope, Page, pageOf } from '../records';
 
 /** Concurrent creations without an id can pick the same next id; the loser simply tries again. */
 const ID_ATTEMPTS = 5;
