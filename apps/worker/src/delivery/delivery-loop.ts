@@ -46,6 +46,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private nextDueAt: number | null = null;
   /** The time the last claim took due deliveries up to. */
   private lastClaimAt = 0;
+  /** What the last claim said of the next delivery to fall due after it (or lease to run out). */
+  private claimedNextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
   /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
   private readonly holdWaiters = new Set<() => void>();
@@ -131,6 +133,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       deliveries: claimed,
       waiting,
       databaseTimeMs,
+      nextClaimableAt,
     } = await this.queue.claim({
       limit,
       token,
@@ -141,6 +144,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       minHostRoom: this.minHostRoom,
     });
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
+    this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
     for (const delivery of claimed) this.start(delivery, token);
     return claimed.length + waiting;
@@ -240,16 +244,16 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
-   * attempt wakes it sooner. The database is asked when that is only after a claim that took
-   * everything due: asking on every wake-up cost a query per finished attempt (bench/).
+   * attempt wakes it sooner. After a claim that took everything it could, "the next one" is what
+   * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts short of room,
+   * and a finishing attempt wakes the loop for those (worthAClaim).
    */
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
     if (afterShortClaim) {
-      const next = (await this.queue.nextClaimableAt().catch(() => null))?.getTime() ?? null;
-      // Due already when the claim ran, yet not taken: its host is at this worker's cap (or
-      // another worker is claiming it). A finishing attempt wakes the loop; waiting for it by
-      // time would spin. Anything that fell due after the claim is claimed at once.
+      // An expired lease the claim could not take (its host is short of room) is no reason to
+      // claim again by time: that would spin. Its host's finishing attempts wake the loop.
+      const next = this.claimedNextDueAt;
       this.nextDueAt = next !== null && next > this.lastClaimAt ? next : null;
     }
     let waitMs = poll;

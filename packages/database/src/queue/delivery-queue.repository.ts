@@ -50,6 +50,8 @@ export interface ClaimBatch {
   waiting: number;
   /** The database's clock (epoch ms) as it answered the throttle's part; null when there was none. */
   databaseTimeMs: number | null;
+  /** When the next delivery falls due after the claim's `now`, or a lease runs out; null when none will. */
+  nextClaimableAt: Date | null;
 }
 
 interface ClaimedRow {
@@ -207,7 +209,9 @@ function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | '
  * bench/ storage). The throttle check runs on the claimed rows only, after the LIMIT: in the scan
  * it made every due row wider for the sort, 5-9% slower with 100,000 due (ARCHITECTURE.md). The
  * claimed rows come back with their attempts' contexts: one round trip from NOTIFY to the attempt
- * instead of two. Exported for the bench, which shows its plan.
+ * instead of two. Every row (and a row of nulls when nothing was found) also carries when the next
+ * delivery falls due after now, or a lease runs out: the worker's wait after a short claim, without
+ * a statement and commit of its own. Exported for the bench, which shows its plan.
  */
 export const CLAIM_SQL = `WITH pending_due AS (
          ${dueScan('pending', 'next_attempt_at', '<=')}
@@ -230,18 +234,14 @@ export const CLAIM_SQL = `WITH pending_due AS (
                    d.ignores_subscription
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
-              ${contextColumns('c')}
-         FROM fitting
+              next.at AS next_claimable_at, ${contextColumns('c')}
+         FROM (SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND next_attempt_at > $1),
+                            (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at) next
+         LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
          ${contextJoins('c')}`;
 
 const CLAIM = preparedStatement('claim', CLAIM_SQL);
-
-const NEXT_CLAIMABLE_AT = preparedStatement(
-  'next_claimable_at',
-  `SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'),
-                (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at`,
-);
 
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
@@ -337,7 +337,7 @@ export class DeliveryQueueRepository {
     const minHostRoom = options.minHostRoom ?? 1;
     const hosts = [...options.hostsInFlight];
     const busyHosts = hosts.filter(([, count]) => options.hostCap - count < minHostRoom).map(([host]) => host);
-    const rows = await this.pg.sql<ClaimedRow & ContextRow & { throttled: boolean }>(CLAIM, [
+    const rows = await this.pg.sql<ClaimedRow & ContextRow & { throttled: boolean; next_claimable_at: Date | null }>(CLAIM, [
       options.now,
       busyHosts,
       options.limit,
@@ -347,25 +347,40 @@ export class DeliveryQueueRepository {
       hosts.map(([host]) => host),
       hosts.map(([, count]) => count),
     ]);
-    const deliveries = rows
+    const nextClaimableAt = rows[0]?.next_claimable_at ?? null;
+    const found = rows.filter((row) => row.id !== null);
+    const deliveries = found
       .filter((row) => !row.throttled && row.event_id !== null)
       .map((row) => toClaimedDelivery(row, null, toContext(row)));
-    const throttledIds = rows.filter((row) => row.throttled).map((row) => row.id);
-    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null };
+    const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
+    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, nextClaimableAt };
     const throttled = await this.claimThrottled(throttledIds, options);
-    return { deliveries: [...deliveries, ...throttled.held], waiting: throttled.waiting, databaseTimeMs: throttled.databaseTimeMs };
+    return {
+      deliveries: [...deliveries, ...throttled.held],
+      waiting: throttled.waiting,
+      databaseTimeMs: throttled.databaseTimeMs,
+      // Reserving later slots moved some deliveries' due times: the earliest of those counts too.
+      nextClaimableAt: earliest(nextClaimableAt, throttled.nextDueAt),
+    };
   }
 
   /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
   private async claimThrottled(
     ids: string[],
     options: ClaimOptions,
-  ): Promise<{ held: ClaimedDelivery[]; waiting: number; databaseTimeMs: number | null }> {
+  ): Promise<{ held: ClaimedDelivery[]; waiting: number; databaseTimeMs: number | null; nextDueAt: Date | null }> {
     const hosts = [...options.hostsInFlight];
-    const rows = await this.pg.sql<ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string }>(
-      CLAIM_THROTTLED_SQL,
-      [options.now, ids, options.token, options.leaseUntil, hosts.map(([host]) => host), hosts.map(([, count]) => count), options.hostCap],
-    );
+    const rows = await this.pg.sql<
+      ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string; next_attempt_at: Date }
+    >(CLAIM_THROTTLED_SQL, [
+      options.now,
+      ids,
+      options.token,
+      options.leaseUntil,
+      hosts.map(([host]) => host),
+      hosts.map(([, count]) => count),
+      options.hostCap,
+    ]);
     const heldRows = rows.filter((row) => row.hold);
     const contexts = new Map(
       (
@@ -379,7 +394,8 @@ export class DeliveryQueueRepository {
       .filter((row) => contexts.has(row.id))
       .map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }, contexts.get(row.id)!));
     const databaseTimeMs = rows.length > 0 ? Math.max(...rows.map((row) => Number(row.database_ms))) : null;
-    return { held, waiting: rows.length - heldRows.length, databaseTimeMs };
+    const nextDueAt = rows.filter((row) => !row.hold).reduce<Date | null>((soonest, row) => earliest(soonest, row.next_attempt_at), null);
+    return { held, waiting: rows.length - heldRows.length, databaseTimeMs, nextDueAt };
   }
 
   /**
@@ -474,12 +490,6 @@ export class DeliveryQueueRepository {
     return rows.length > 0;
   }
 
-  /** When the next delivery becomes claimable (due, or its lease runs out); null when none will. */
-  async nextClaimableAt(): Promise<Date | null> {
-    const [row] = await this.pg.sql<{ at: Date | null }>(NEXT_CLAIMABLE_AT);
-    return row?.at ?? null;
-  }
-
   /**
    * The queue at `now`, for /metrics: deliveries due and not yet claimed, scheduled for a later
    * retry, claimed by a worker and paused; how long the oldest due one has waited (0 when
@@ -515,6 +525,12 @@ export class DeliveryQueueRepository {
       oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
     };
   }
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a <= b ? a : b;
 }
 
 function toContext(row: ContextRow): AttemptContextRecord {

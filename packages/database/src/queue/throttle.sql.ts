@@ -100,6 +100,6 @@ export const CLAIM_THROTTLED_SQL = `
          updated_at = $1
     FROM decided x, clock
    WHERE d.id = x.id
-  RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
+  RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription, d.next_attempt_at,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,
             extract(epoch FROM clock_timestamp()) * 1000 AS database_ms`;
