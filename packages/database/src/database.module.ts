@@ -36,7 +36,7 @@ const REPOSITORIES = [
   WebhookThrottleRepository,
 ];
 
-/** The api and the worker each import this with their own pool size. */
+/** The api's (with its pool size); the worker imports DeliveryQueueModule from '@herald/database/queue', which loads no Prisma. */
 @Module({})
 export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {

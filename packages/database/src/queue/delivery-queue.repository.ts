@@ -206,9 +206,9 @@ function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | '
  * throttled webhooks' rows are the throttle's claim's to share out):
  * a row beyond it stays pending, untouched, instead of being claimed and handed back with a
  * statement of its own (6.9 row updates and 2.75 commits per delivery under a flood to one host,
- * bench/ storage). The throttle check runs on the claimed rows only, after the LIMIT: in the scan
- * it made every due row wider for the sort, 5-9% slower with 100,000 due (ARCHITECTURE.md). The
- * claimed rows come back with their attempts' contexts: one round trip from NOTIFY to the attempt
+ * bench/ storage). Rows of throttled webhooks (a flag of the webhook the scan joins anyway) are
+ * left to the throttle's own statement, which runs only when there are some; the UPDATE checks the
+ * throttle again, so one set meanwhile is honoured. The claimed rows come back with their attempts' contexts: one round trip from NOTIFY to the attempt
  * instead of two. Every row (and a row of nulls when nothing was found) also carries when the next
  * delivery falls due after now, or a lease runs out: the worker's wait after a short claim, without
  * a statement and commit of its own. Exported for the bench, which shows its plan.
@@ -248,7 +248,7 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
  * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
  * notices in one statement. $1… are arrays, one element per attempt (FinishItem). Not a
  * prepared statement: PostgreSQL's cached generic plan for it (an unnest of unknown length
- * joined to deliveries) made its CPU per delivery grow run after run (ARCHITECTURE.md).
+ * joined to deliveries) made its CPU per delivery grow run after run (bench/README.md).
  */
 const FINISH_SQL = `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
