@@ -74,6 +74,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
   },
   {
+    // deploy/'s specs stand where an operator's cluster would: they create the empty database a
+    // new installation starts from (pg, bare) and run the apps only as processes, never import them.
+    files: ['deploy/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
+  },
+  {
     // The console runs in the browser (its test/ and scripts/ in Node). Its schedule preview takes
     // the retry policy straight from packages/core's source file: that file imports nothing, so
     // the browser gets the very function the worker uses (see apps/console/README.md).
