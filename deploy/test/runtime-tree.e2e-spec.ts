@@ -1,13 +1,13 @@
 import { dropDatabase, testServerUrl, databaseUrl } from '@herald/database/testing';
 import { freePort, waitForOk } from '@herald/testing';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { BASE_IMAGE_PROGRAMS, buildRuntimeTree, ImageRecipe, imageRecipes } from './support/images';
 import { Container, containersOf, imageName, KubeObject, podSpecOf, renderKustomization } from './support/kustomize';
-import { DEPLOY_DIR, SECRET_KEYS } from './support/layout';
+import { DEPLOY_DIR, REPOSITORY_ROOT, SECRET_KEYS } from './support/layout';
 
 /**
  * The manifests' commands, run where the images would run them: each image's runtime tree,
@@ -83,6 +83,33 @@ describe("the manifests' commands in the images' runtime trees", () => {
       }
     },
   );
+
+  it("holds production dependencies only: none of the workspace's build and test tools", () => {
+    const tools = ['jest', 'typescript', 'eslint', 'prettier', 'turbo', '@swc/core', 'kubernetes-models', 'openapi-typescript'];
+    for (const [target, tree] of trees) {
+      expect({ target, present: tools.filter((tool) => existsSync(path.join(tree, 'node_modules', tool))) }).toEqual({
+        target,
+        present: [],
+      });
+    }
+  });
+
+  it("runs only what its tree holds in each image's own CMD and HEALTHCHECK (docker compose uses them)", () => {
+    const dockerfile = readFileSync(path.join(REPOSITORY_ROOT, 'Dockerfile'), 'utf8');
+    for (const recipe of recipes) {
+      const stage = dockerfile.split(/^FROM /m).find((text) => text.startsWith(`runtime AS ${recipe.target}\n`)) ?? '';
+      const scripts = [...stage.matchAll(/^(?:CMD|HEALTHCHECK)[^\n]*$/gm)].flatMap((line) =>
+        [...line[0].matchAll(/node"?,? "?(apps\/[^\s"]+)/g)].map((match) => match[1]),
+      );
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const script of scripts)
+        expect({ target: recipe.target, script, exists: existsSync(path.join(trees.get(recipe.target)!, script)) }).toEqual({
+          target: recipe.target,
+          script,
+          exists: true,
+        });
+    }
+  });
 
   it('migrates with the Job while the initContainers wait, then serves the probes, stops on SIGTERM, and writes nothing in the trees', async () => {
     const before = new Map([...trees].map(([target, tree]) => [target, snapshot(tree)]));
