@@ -74,6 +74,17 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
   },
   {
+    // @herald/client is installed on its own by Herald's users: it reaches no other package of
+    // the workspace (its types come from the api's OpenAPI document, generated at build time).
+    files: ['packages/client/**'],
+    rules: {
+      'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps, {
+        group: ['@herald/*', '!@herald/client'],
+        message: '@herald/client stands alone: its users install it without the rest of Herald.',
+      }),
+    },
+  },
+  {
     // deploy/'s specs stand where an operator's cluster would: they create the empty database a
     // new installation starts from (pg, bare) and run the apps only as processes, never import them.
     files: ['deploy/**'],
