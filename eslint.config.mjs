@@ -80,6 +80,23 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
   },
   {
+    // @herald/client is installed on its own by Herald's users: it reaches no other package of
+    // the workspace (its types come from the api's OpenAPI document, generated at build time).
+    files: ['packages/client/**'],
+    rules: {
+      'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps, {
+        group: ['@herald/*', '!@herald/client'],
+        message: '@herald/client stands alone: its users install it without the rest of Herald.',
+      }),
+    },
+  },
+  {
+    // deploy/'s specs stand where an operator's cluster would: they create the empty database a
+    // new installation starts from (pg, bare) and run the apps only as processes, never import them.
+    files: ['deploy/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
+  },
+  {
     // The console runs in the browser (its test/ and scripts/ in Node). Its schedule preview takes
     // the retry policy straight from packages/core's source file: that file imports nothing, so
     // the browser gets the very function the worker uses (see apps/console/README.md).
