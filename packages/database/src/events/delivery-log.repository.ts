@@ -2,10 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
-import { PrismaService } from '../prisma.service';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
-import { DELIVERY_SELECT, deliveryColumns } from './delivery.sql';
+import { deliveryColumns } from './delivery.sql';
 import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from '../records';
 
 /**
@@ -58,7 +57,6 @@ const RECOVER_BATCH_SQL = `
 @Injectable()
 export class DeliveryLogRepository {
   constructor(
-    private readonly prisma: PrismaService,
     private readonly pg: PgPool,
     private readonly notifier: DeliveryNotifier,
   ) {}
@@ -94,26 +92,29 @@ export class DeliveryLogRepository {
   }
 
   async find(scope: ApplicationScope, id: string): Promise<(DeliveryRecord & { attempts: DeliveryAttemptRecord[] }) | null> {
-    return this.prisma.delivery.findFirst({
-      where: { id, applicationId: scope.applicationId, destination: 'webhook' },
-      select: {
-        ...DELIVERY_SELECT,
-        attempts: {
-          orderBy: { number: 'asc' },
-          select: {
-            number: true,
-            startedAt: true,
-            durationMs: true,
-            url: true,
-            responseStatus: true,
-            responseExcerpt: true,
-            error: true,
-            nextAttemptAt: true,
-            requestHeaders: true,
-          },
-        },
-      },
-    }) as Promise<(DeliveryRecord & { attempts: DeliveryAttemptRecord[] }) | null>;
+    const [row] = await this.pg.sql<
+      DeliveryRecord & {
+        attempts: (Omit<DeliveryAttemptRecord, 'startedAt' | 'nextAttemptAt'> & { startedAt: string; nextAttemptAt: string | null })[];
+      }
+    >(
+      `SELECT ${deliveryColumns('d')},
+              COALESCE((SELECT json_agg(json_build_object(
+                         'number', a.number, 'startedAt', a.started_at, 'durationMs', a.duration_ms, 'url', a.url,
+                         'responseStatus', a.response_status, 'responseExcerpt', a.response_excerpt, 'error', a.error,
+                         'nextAttemptAt', a.next_attempt_at, 'requestHeaders', a.request_headers) ORDER BY a.number)
+                          FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
+         FROM deliveries d
+        WHERE d.id = $1 AND d.application_id = $2 AND d.destination = 'webhook'`,
+      [id, scope.applicationId],
+    );
+    if (!row) return null;
+    // json_agg gives timestamps as text; request_headers keeps its order (json, not jsonb).
+    const attempts = row.attempts.map((attempt) => ({
+      ...attempt,
+      startedAt: new Date(attempt.startedAt),
+      nextAttemptAt: attempt.nextAttemptAt === null ? null : new Date(attempt.nextAttemptAt),
+    }));
+    return { ...row, attempts };
   }
 
   /**
@@ -167,15 +168,13 @@ export class DeliveryLogRepository {
 
   /** Cancels what waits to be sent (pending or paused): every delivery of the application, or only those of one event type. */
   async cancelPending(scope: ApplicationScope, now: Date, eventType?: string): Promise<number> {
-    const { count } = await this.prisma.delivery.updateMany({
-      where: {
-        applicationId: scope.applicationId,
-        destination: 'webhook',
-        status: { in: ['pending', 'paused'] },
-        ...(eventType === undefined ? {} : { eventType, ignoresSubscription: false }),
-      },
-      data: { status: 'cancelled', nextAttemptAt: null, updatedAt: now },
-    });
-    return count;
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = $2
+        WHERE application_id = $1 AND destination = 'webhook' AND status IN ('pending', 'paused')
+          AND ($3::text IS NULL OR (event_type = $3 AND NOT ignores_subscription))
+        RETURNING id`,
+      [scope.applicationId, now, eventType ?? null],
+    );
+    return rows.length;
   }
 }

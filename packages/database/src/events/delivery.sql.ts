@@ -1,5 +1,5 @@
 import { DeliveryRecord } from '../records';
-import { prismaSelectOf, sqlColumnsOf } from '../table-columns';
+import { sqlColumnsOf } from '../table-columns';
 
 /** The columns of a DeliveryRecord; the SQL aliases make each row the record itself. */
 const DELIVERY_COLUMNS = {
@@ -11,8 +11,6 @@ const DELIVERY_COLUMNS = {
   nextAttemptAt: 'next_attempt_at',
   createdAt: 'created_at',
 } as const satisfies Record<keyof DeliveryRecord, string>;
-
-export const DELIVERY_SELECT = prismaSelectOf(DELIVERY_COLUMNS);
 
 /** `table` is how the statement names the deliveries table. */
 export function deliveryColumns(table: string): string {
