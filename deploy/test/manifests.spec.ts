@@ -155,7 +155,10 @@ describe.each(overlayFolders())('the %s overlay', (overlay) => {
 
   it('runs the migration as a Job, and starts the api and the worker only once the database matches their schema', () => {
     const job = find(objects, 'Job', 'herald-migrate');
-    expect(containersOf(job).map((container) => container.command)).toEqual([['node', 'apps/cli/dist/main.js', 'migrate']]);
+    // sh refuses to go on without DATABASE_URL (the cli would otherwise migrate an embedded database).
+    expect(containersOf(job).map((container) => container.command?.join(' '))).toEqual([
+      expect.stringMatching(/^sh -c : "\$\{DATABASE_URL:\?[^}]+\}" && exec node apps\/cli\/dist\/main\.js migrate$/),
+    ]);
     for (const deployment of [api, worker]) {
       const [wait] = (podSpecOf(deployment) as PodSpec).initContainers ?? [];
       expect(wait.command?.join(' ')).toMatch(/until .*node apps\/cli\/dist\/main\.js migrate --check/);

@@ -35,11 +35,15 @@ function recipeOf(image: string): ImageRecipe {
 /** The programs a command runs, with each one's arguments; `sh -c` scripts are split at their separators. */
 function invocations(command: string[]): string[][] {
   if (command[0] === 'sh' && command[1] === '-c') {
-    return command[2]
-      .split(/\$\(|[;|()]|\b(?:until|while|do|done|then|fi)\b/)
-      .map((segment) => segment.trim().split(/\s+/).filter(Boolean))
-      .filter((words) => words.length > 0 && !/^[A-Za-z_]+=/.test(words[0]))
-      .concat([['sh']]);
+    return (
+      command[2]
+        .split(/\$\(|&&|\|\||[;|()]|\b(?:until|while|do|done|then|fi)\b/)
+        .map((segment) => segment.trim().split(/\s+/).filter(Boolean))
+        // `exec program …` runs the program; `:` and assignments are the shell's own.
+        .map((words) => (words[0] === 'exec' ? words.slice(1) : words))
+        .filter((words) => words.length > 0 && words[0] !== ':' && !/^[A-Za-z_]+=/.test(words[0]))
+        .concat([['sh']])
+    );
   }
   return [command];
 }
@@ -71,6 +75,28 @@ describe("the manifests' commands in the images' runtime trees", () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(scratch, { recursive: true, force: true });
   });
+
+  /** Runs a container's command in its image's tree, with the pod's environment: herald-config's, the Secret's keys given here. */
+  function runContainer(each: Container, secretAndExtra: Record<string, string>) {
+    const tree = trees.get(recipeOf(each.image).target)!;
+    const [program, ...args] = each.command!;
+    // The container's environment only: the image's (PATH, NODE_ENV), envFrom's, and HOME
+    // pointing into the read-only tree (the image's user has no writable home there either).
+    const env = {
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      NODE_ENV: 'production',
+      HOME: path.join(tree, 'home'),
+      ...config,
+      ...secretAndExtra,
+    };
+    const child = spawn(program, args, { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited, output: () => output };
+  }
 
   it.each(every.map((entry) => [entry.where, entry.command.join(' '), entry] as const))(
     '%s: `%s` runs only what its image holds',
@@ -124,27 +150,7 @@ describe("the manifests' commands in the images' runtime trees", () => {
     };
     expect(Object.keys(secret).sort()).toEqual([...SECRET_KEYS].sort());
     try {
-      const run = (each: Container, extra: Record<string, string> = {}) => {
-        const tree = trees.get(recipeOf(each.image).target)!;
-        const [program, ...args] = each.command!;
-        // The container's environment only: the image's (PATH, NODE_ENV), envFrom's, and HOME
-        // pointing into the read-only tree (the image's user has no writable home there either).
-        const env = {
-          PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-          NODE_ENV: 'production',
-          HOME: path.join(tree, 'home'),
-          ...config,
-          ...secret,
-          ...extra,
-        };
-        const child = spawn(program, args, { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let output = '';
-        child.stdout!.on('data', (chunk) => (output += chunk));
-        child.stderr!.on('data', (chunk) => (output += chunk));
-        children.push(child);
-        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-        return { child, exited, output: () => output };
-      };
+      const run = (each: Container, extra: Record<string, string> = {}) => runContainer(each, { ...secret, ...extra });
 
       const apiWait = run(container(find('Deployment', 'herald-api'), 'wait-for-migrations'));
       const workerWait = run(container(find('Deployment', 'herald-worker'), 'wait-for-migrations'));
@@ -186,6 +192,19 @@ describe("the manifests' commands in the images' runtime trees", () => {
     } finally {
       await dropDatabase(testServerUrl(), database);
     }
+  });
+
+  it('refuses to migrate or wait without DATABASE_URL, naming the Secret, instead of using an embedded database', async () => {
+    const before = new Map([...trees].map(([target, tree]) => [target, snapshot(tree)]));
+    for (const each of [
+      container(find('Job', 'herald-migrate'), 'migrate'),
+      container(find('Deployment', 'herald-api'), 'wait-for-migrations'),
+    ]) {
+      const run = runContainer(each, { HERALD_ADMIN_KEY: 'deploy-test-admin-key-0123' });
+      expect(await withTimeout(run.exited, 10_000, `${each.name} to stop`)).not.toBe(0);
+      expect(run.output()).toContain('DATABASE_URL: is not set: add it to the herald-secrets Secret');
+    }
+    for (const [target, tree] of trees) expect({ target, files: snapshot(tree) }).toEqual({ target, files: before.get(target) });
   });
 });
 
