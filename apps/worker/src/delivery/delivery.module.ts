@@ -5,7 +5,7 @@ import { DeliveryAttempt } from './delivery-attempt';
 import { DeliveryLoop } from './delivery-loop';
 import { DELIVERY_TRANSPORTS, DeliveryTransport } from './transports/delivery-transport';
 import { HttpWebhookTransport } from './transports/http-webhook/http-webhook.transport';
-import { createSafeConnector } from './transports/http-webhook/safe-connector';
+import { createProxiedConnector, createSafeConnector } from './transports/http-webhook/safe-connector';
 import { WebhookSender } from './transports/http-webhook/webhook-sender';
 
 @Module({
@@ -16,8 +16,12 @@ import { WebhookSender } from './transports/http-webhook/webhook-sender';
       useFactory: (config: HeraldConfig) => {
         const { delivery } = config;
         const timeoutMs = delivery.timeoutSeconds * 1000;
+        const policy = new DestinationPolicy(delivery.allowedTargetCidrs);
+        const connectTimeoutMs = delivery.connectTimeoutSeconds * 1000;
         const agent = new Agent({
-          connect: createSafeConnector(new DestinationPolicy(delivery.allowedTargetCidrs), delivery.connectTimeoutSeconds * 1000),
+          connect: delivery.egressProxy
+            ? createProxiedConnector(policy, connectTimeoutMs, delivery.egressProxy)
+            : createSafeConnector(policy, connectTimeoutMs),
           connections: delivery.hostConcurrency,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,

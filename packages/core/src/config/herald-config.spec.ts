@@ -23,6 +23,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
         leaseSeconds: 60,
         workerConcurrency: 64,
         hostConcurrency: 16,
+        egressProxy: null,
       },
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
@@ -44,6 +45,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_DELIVERY_LEASE_SECONDS: '30',
       HERALD_WORKER_CONCURRENCY: '8',
       HERALD_WORKER_HOST_CONCURRENCY: '2',
+      HERALD_EGRESS_PROXY: 'http://egress.internal:3128',
       HERALD_RATE_LIMIT_PER_SECOND: '0',
       HERALD_RATE_LIMIT_BURST: '10',
       HERALD_WORKER_METRICS_PORT: '0',
@@ -60,6 +62,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       leaseSeconds: 30,
       workerConcurrency: 8,
       hostConcurrency: 2,
+      egressProxy: 'http://egress.internal:3128/',
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
     expect(config.metrics).toEqual({ workerPort: 0 });
@@ -68,6 +71,9 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
 
   it.each([
     ['PORT', 'abc', /PORT: must be an integer from 1 to 65535, got "abc"/],
+    ['HERALD_EGRESS_PROXY', 'https://proxy:3128', /HERALD_EGRESS_PROXY: must be an HTTP CONNECT proxy as http:\/\/host:port/],
+    ['HERALD_EGRESS_PROXY', 'proxy:3128', /HERALD_EGRESS_PROXY: must be an HTTP CONNECT proxy/],
+    ['HERALD_EGRESS_PROXY', 'http://proxy:3128/path', /HERALD_EGRESS_PROXY: must be an HTTP CONNECT proxy/],
     ['PORT', '70000', /PORT: must be an integer/],
     ['PORT', '80.5', /PORT: must be an integer/],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL: must be a postgresql:\/\/ connection string/],

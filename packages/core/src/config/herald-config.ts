@@ -24,6 +24,11 @@ export interface HeraldConfig {
     workerConcurrency: number;
     /** Attempts in flight per destination host, per worker process. */
     hostConcurrency: number;
+    /**
+     * An HTTP CONNECT proxy every attempt goes through (PRODUCT.md §17), or null. Herald still
+     * resolves and checks the destination and asks the proxy for the checked address.
+     */
+    egressProxy: string | null;
   };
   rateLimit: { perSecond: number; burst: number };
   /** The worker's Prometheus endpoint; 0 turns it off (the api serves /metrics on its own port). */
@@ -125,6 +130,26 @@ const environmentSchema = z.object({
       }
       return ranges;
     }),
+  HERALD_EGRESS_PROXY: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      let url: URL;
+      try {
+        url = new URL(raw.trim());
+      } catch {
+        url = new URL('invalid:');
+      }
+      if (url.protocol !== 'http:' || url.hostname === '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an HTTP CONNECT proxy as http://host:port (credentials allowed: http://user:password@host:port)',
+        });
+        return z.NEVER;
+      }
+      return url.toString();
+    }),
   HERALD_DELIVERY_TIMEOUT_SECONDS: integer(15, 1, 300),
   HERALD_DELIVERY_LEASE_SECONDS: integer(60, 2, 3_600),
   HERALD_WORKER_CONCURRENCY: integer(64, 1, 1_024),
@@ -196,6 +221,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
       leaseSeconds: e.HERALD_DELIVERY_LEASE_SECONDS,
       workerConcurrency: e.HERALD_WORKER_CONCURRENCY,
       hostConcurrency: e.HERALD_WORKER_HOST_CONCURRENCY,
+      egressProxy: e.HERALD_EGRESS_PROXY,
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },

@@ -1,0 +1,103 @@
+import http from 'node:http';
+import net from 'node:net';
+import { Sink } from '@herald/testing';
+import { TestWorker } from './support/test-worker';
+
+/**
+ * A CONNECT proxy on 127.0.0.1 that records what it was asked for and tunnels it, or refuses
+ * everything (`refuse`).
+ */
+async function startProxy(
+  refuse = false,
+): Promise<{ url: (auth?: string) => string; asked: { target: string; auth?: string }[]; close: () => Promise<void> }> {
+  const asked: { target: string; auth?: string }[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = http.createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    sockets.add(client);
+    asked.push({ target: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    if (refuse) return client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+    const target = new URL(`http://${req.url}`);
+    const upstream = net.connect(Number(target.port), target.hostname.replace(/^\[|\]$/g, ''), () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: (auth) => `http://${auth ? `${auth}@` : ''}127.0.0.1:${port}`,
+    asked,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('egress through an HTTP CONNECT proxy (HERALD_EGRESS_PROXY, PRODUCT.md §17)', () => {
+  let sink: Sink;
+  beforeEach(async () => {
+    sink = await new Sink().start();
+  });
+  afterEach(() => sink.close());
+
+  it('asks the proxy for the address Herald resolved and checked, keeps the Host header, and sends its credentials', async () => {
+    const proxy = await startProxy();
+    const worker = await TestWorker.start({
+      HERALD_EGRESS_PROXY: proxy.url('herald:pa%20ss'),
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8,::1/128',
+    });
+    try {
+      const app = await worker.application({ url: `http://localhost:${sink.port}/hook` });
+      const id = (await worker.publish(app))!;
+      const [request] = await sink.waitFor(1);
+      expect((await worker.settled(app, id)).status).toBe('succeeded');
+      expect(proxy.asked).toEqual([{ target: `127.0.0.1:${sink.port}`, auth: `Basic ${Buffer.from('herald:pa ss').toString('base64')}` }]);
+      expect(request.headers.host).toBe(`localhost:${sink.port}`);
+      expect(request.path).toBe('/hook');
+    } finally {
+      await worker.close();
+      await proxy.close();
+    }
+  });
+
+  it('never asks the proxy for a destination the policy refuses: destination_blocked, nothing tunnelled', async () => {
+    const proxy = await startProxy();
+    // Only 127.0.0.2 is allowed, so the sink's 127.0.0.1 is internal to this worker.
+    const worker = await TestWorker.start({ HERALD_EGRESS_PROXY: proxy.url(), HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.2/32' });
+    try {
+      for (const url of [sink.url('/hook'), `http://localhost:${sink.port}/hook`]) {
+        const app = await worker.application({ url, policy: { maxRetries: 0 } });
+        const delivery = await worker.settled(app, (await worker.publish(app))!);
+        expect(delivery.attempts[0]).toMatchObject({ error: 'destination_blocked', responseStatus: null });
+      }
+      expect(proxy.asked).toEqual([]);
+      expect(sink.received).toEqual([]);
+    } finally {
+      await worker.close();
+      await proxy.close();
+    }
+  });
+
+  it('fails the attempt when the proxy refuses the tunnel, and sends nothing around it', async () => {
+    const proxy = await startProxy(true);
+    const worker = await TestWorker.start({ HERALD_EGRESS_PROXY: proxy.url() });
+    try {
+      const app = await worker.application({ url: sink.url('/hook'), policy: { maxRetries: 0 } });
+      const delivery = await worker.settled(app, (await worker.publish(app))!);
+      expect(delivery.status).toBe('failed');
+      expect(delivery.attempts[0]).toMatchObject({ responseStatus: null, error: expect.any(String) });
+      expect(proxy.asked).toEqual([{ target: `127.0.0.1:${sink.port}`, auth: undefined }]);
+      expect(sink.received).toEqual([]);
+    } finally {
+      await worker.close();
+      await proxy.close();
+    }
+  });
+});
