@@ -9,7 +9,7 @@ const ids = new UlidIdGenerator();
 /**
  * What the console's screens read besides the resources themselves (issue 26): an application's
  * name, account and portal expiry (GET /application/{id}), the outcome of each delivery's latest
- * attempt and a time window in the log, and the log's status counts.
+ * attempt and a time window in the log, the log's status counts, and an event by idempotency key.
  */
 describe('the console views: application overview, delivery outcomes, time window, status counts', () => {
   let t: TestApp;
@@ -102,5 +102,26 @@ describe('the console views: application overview, delivery outcomes, time windo
 
     expectError(await t.http.get(app('/deliveries/counts?since=yesterday')).set(auth(tenant.key)), 400, '400-03');
     expectError(await t.http.get(app('/deliveries?until=soon')).set(auth(tenant.key)), 400, '400-03');
+  });
+
+  it('finds an event by the idempotency key it was published with', async () => {
+    const keyed = (
+      await t.http
+        .post(app('/events'))
+        .set(auth(tenant.key))
+        .send({ event: 'acw_start', payload: { n: 1 }, idempotency_key: 'call-c-9001-acw' })
+        .expect(202)
+    ).body.data.id as string;
+    await t.http
+      .post(app('/events'))
+      .set(auth(tenant.key))
+      .send({ event: 'acw_start', payload: { n: 2 }, idempotency_key: 'another' })
+      .expect(202);
+    const found = await t.http.get(app('/events?idempotency_key=call-c-9001-acw')).set(auth(tenant.key)).expect(200);
+    expect(found.body.data.map((event: { id: string }) => event.id)).toEqual([keyed]);
+    expect(found.body.data[0].idempotency_key).toBe('call-c-9001-acw');
+    const none = await t.http.get(app('/events?idempotency_key=never-used')).set(auth(tenant.key)).expect(200);
+    expect(none.body).toEqual({ success: true, data: [], next_cursor: null });
+    expectError(await t.http.get(app(`/events?idempotency_key=${'k'.repeat(256)}`)).set(auth(tenant.key)), 400, '400-03');
   });
 });
