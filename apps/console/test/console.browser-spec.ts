@@ -426,6 +426,8 @@ describe('the console in Chromium', () => {
     const disable = page.getByRole('dialog', { name: 'Disable the endpoint?' });
     await disable.waitFor();
     expect(await disable.textContent()).toMatch(/paused — kept, not dropped/);
+    // The safe choice has the focus: Enter or Space right away does not disable.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
     await disable.getByRole('button', { name: 'Cancel' }).click();
     expect((await adminCall('GET', `/application/${APP_ID}/webhook/status`)).data.state).toBe('active');
     await page.getByRole('button', { name: 'Disable endpoint' }).click();

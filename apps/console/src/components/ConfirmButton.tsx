@@ -15,6 +15,8 @@ interface Props {
   disabled?: boolean;
   error?: unknown;
   pending?: boolean;
+  /** 'danger' (red) for what removes or stops something; 'primary' for what only sends again. */
+  tone?: 'danger' | 'primary';
 }
 
 /**
@@ -22,7 +24,19 @@ interface Props {
  * (issue 26 #6): the dialog's safe choice has the focus, the action's error shows inside it, and
  * it closes only once the action has succeeded.
  */
-export function ConfirmButton({ children, label, title, body, confirm, onConfirm, className, disabled, error, pending }: Props) {
+export function ConfirmButton({
+  children,
+  label,
+  title,
+  body,
+  confirm,
+  onConfirm,
+  className,
+  disabled,
+  error,
+  pending,
+  tone = 'danger',
+}: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   return (
@@ -47,7 +61,7 @@ export function ConfirmButton({ children, label, title, body, confirm, onConfirm
         <div className="actions">
           <button
             type="button"
-            className="button danger"
+            className={tone === 'danger' ? 'button danger' : 'button primary'}
             disabled={pending}
             onClick={() => {
               onConfirm().then(

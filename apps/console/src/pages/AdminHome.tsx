@@ -26,7 +26,7 @@ export function AdminHome() {
     <div className="stack">
       <h1>Applications</h1>
       <ApplicationSection accounts={list} names={names} />
-      <div className="columns">
+      <div className="columns admin-columns">
         <section className="card" aria-labelledby="accounts-heading">
           <h2 id="accounts-heading">Accounts</h2>
           <ErrorMessage error={accounts.error} />

@@ -176,6 +176,7 @@ export function DeliveriesPage() {
         {(status === '' || status === 'failed') && failed > 0 && (
           <div className="bulk">
             <ConfirmButton
+              tone="primary"
               className="button"
               title={`Retry ${plural(failed, 'failed delivery', 'failed deliveries')}?`}
               body={
@@ -331,7 +332,7 @@ export function FindById({ applicationId }: { applicationId: number }) {
       setProblem(
         error instanceof ApiError && error.status === 404
           ? `No delivery, event or idempotency key here is ${value.trim()}.`
-          : String(error),
+          : error.message,
       ),
   });
   const submit = (e: FormEvent) => {

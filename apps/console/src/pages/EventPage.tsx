@@ -97,6 +97,7 @@ function EventView({ eventId }: { eventId: string }) {
           )}
           <div className="actions">
             <ConfirmButton
+              tone="primary"
               className="button"
               title={`Replay ${e.event}?`}
               body={

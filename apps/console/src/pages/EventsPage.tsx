@@ -60,7 +60,7 @@ export function EventsPage() {
       {events.isSuccess && rows.length === 0 && <p className="muted empty">{type ? `No ${type} events.` : 'No events yet.'}</p>}
       {rows.length > 0 && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label="Event list">
-          <table>
+          <table className="log">
             <thead>
               <tr>
                 <th scope="col">Event</th>
@@ -83,10 +83,10 @@ export function EventsPage() {
                       {e.id}
                     </span>
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <Time iso={e.created_at} />
                   </td>
-                  <td>
+                  <td data-label="Deliveries">
                     {e.deliveries.length === 0 ? (
                       <span className="muted">none</span>
                     ) : e.deliveries.length === 1 ? (
@@ -99,6 +99,7 @@ export function EventsPage() {
                   </td>
                   <td className="row-actions">
                     <ConfirmButton
+                      tone="primary"
                       className="button subtle small"
                       label={`event ${e.id}`}
                       title={`Replay ${e.event}?`}

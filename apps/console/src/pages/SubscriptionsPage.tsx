@@ -100,6 +100,7 @@ export function SubscriptionsPage() {
                   </td>
                   <td>
                     <ConfirmButton
+                      className="button subtle danger small"
                       label={`subscription ${event}`}
                       title={`Delete the subscription to ${event}?`}
                       body={
