@@ -325,6 +325,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Copied.' }).first().waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(failing[0]);
     await shot('delivery-failed-light');
+    // The README's picture of a delivery (docs/console-delivery.png) is this screen.
     await page.getByRole('link', { name: /acw_start event evt_/ }).click();
     await page.getByRole('heading', { name: 'Event acw_start' }).waitFor();
     await expect.poll(() => page.getByLabel('Payload').textContent()).toBe('{\n  "call_id": "c-1",\n  "n": 1\n}');

@@ -5,7 +5,8 @@ import { useEffect, useState } from 'react';
  * localhost) nor in a frame not allowed clipboard-write (an embedded portal): then it says to
  * select the text instead, which every place using it shows in full.
  */
-export function CopyButton({ value, what }: { value: string; what: string }) {
+/** `small` beside an id in running text; `regular` among an action row's buttons. */
+export function CopyButton({ value, what, size = 'small' }: { value: string; what: string; size?: 'small' | 'regular' }) {
   const [result, setResult] = useState<'copied' | 'refused' | null>(null);
   // The confirmation fades: a "Copied" left from an earlier click would mislead.
   useEffect(() => {
@@ -17,7 +18,7 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
     <span className="copy">
       <button
         type="button"
-        className="button subtle small"
+        className={size === 'small' ? 'button subtle small' : 'button subtle'}
         onClick={() => {
           if (!navigator.clipboard) return setResult('refused');
           navigator.clipboard.writeText(value).then(

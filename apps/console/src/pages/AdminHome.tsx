@@ -188,7 +188,7 @@ function KeySection({ accounts, names }: { accounts: Schemas['AccountDto'][]; na
             </code>
           </p>
           <div className="actions">
-            <CopyButton value={created.key} what="new API key" />
+            <CopyButton value={created.key} what="new API key" size="regular" />
             <button type="button" className="button subtle" onClick={() => setCreated(null)}>
               Done
             </button>

@@ -157,7 +157,7 @@ function DeliveryView({ deliveryId }: { deliveryId: string }) {
 function AttemptTimeline({ attempts }: { attempts: Schemas['DeliveryAttemptDto'][] }) {
   return (
     <ol className="timeline attempts">
-      {[...attempts].reverse().map((a) => {
+      {[...attempts].reverse().map((a, index) => {
         const outcome = isSuccessStatus(a.response_status) ? 'succeeded' : 'failed';
         return (
           <li key={a.number} className={`attempt attempt-${outcome}`} aria-label={`Attempt ${a.number}`}>
@@ -175,7 +175,8 @@ function AttemptTimeline({ attempts }: { attempts: Schemas['DeliveryAttemptDto']
               ) : (
                 <p className="muted">{a.response_status !== null ? 'Empty response body.' : 'The receiver did not answer.'}</p>
               )}
-              {a.next_attempt_at && (
+              {/* Only what is still ahead: an earlier attempt's "next" is the attempt listed above it. */}
+              {index === 0 && a.next_attempt_at && Date.parse(a.next_attempt_at) > Date.now() && (
                 <p className="muted">
                   Next attempt <Time iso={a.next_attempt_at} />
                 </p>

@@ -262,7 +262,7 @@ function Secret({ applicationId }: { applicationId: number }) {
         <button type="button" className="button subtle" onClick={() => setRevealed((r) => !r)}>
           {revealed ? 'Hide secret' : 'Reveal secret'}
         </button>
-        {revealed && value && <CopyButton value={value} what="signing secret" />}
+        {revealed && value && <CopyButton value={value} what="signing secret" size="regular" />}
         <button
           type="button"
           className="button danger"
