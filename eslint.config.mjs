@@ -47,8 +47,14 @@ export default tseslint.config(
     },
   },
   {
+    // Repositories store and return outcomes; services decide and build the API's errors.
     files: ['packages/database/**'],
-    rules: { 'no-restricted-imports': restrict(deepImports) },
+    rules: {
+      'no-restricted-imports': restrict(deepImports, {
+        group: ['@herald/contracts', '@herald/contracts/*'],
+        message: 'Repositories return outcomes; the API contracts and their errors are the services’ to use.',
+      }),
+    },
   },
   {
     // A test reads what it asserts on through @herald/database/testing's queryDatabase.
@@ -71,6 +77,23 @@ export default tseslint.config(
   {
     // The bench's baselines talk to PostgreSQL and HTTP bare, by design.
     files: ['bench/**'],
+    rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
+  },
+  {
+    // @herald/client is installed on its own by Herald's users: it reaches no other package of
+    // the workspace (its types come from the api's OpenAPI document, generated at build time).
+    files: ['packages/client/**'],
+    rules: {
+      'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps, {
+        group: ['@herald/*', '!@herald/client'],
+        message: '@herald/client stands alone: its users install it without the rest of Herald.',
+      }),
+    },
+  },
+  {
+    // deploy/'s specs stand where an operator's cluster would: they create the empty database a
+    // new installation starts from (pg, bare) and run the apps only as processes, never import them.
+    files: ['deploy/**'],
     rules: { 'no-restricted-imports': restrict(deepImports, otherApps) },
   },
   {

@@ -2,13 +2,14 @@ import { apiRead } from './benchmarks/api-read';
 import { apiWrite } from './benchmarks/api-write';
 import { claimScale } from './benchmarks/claim-scale';
 import { memory, workerScale } from './benchmarks/backlog';
-import { deliveryLatency, deliveryThroughput, retryTiming } from './benchmarks/delivery';
+import { deliveryLatency, deliveryThroughput, keyedPublishes, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
+import { storage } from './benchmarks/storage';
 import { throttle } from './benchmarks/throttle';
 import { BenchContext } from './harness/context';
 import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
@@ -19,11 +20,13 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'api-write': apiWrite,
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
+  'keyed-publishes': keyedPublishes,
   peers,
   'retry-timing': retryTiming,
   memory,
   'worker-scale': workerScale,
   'claim-scale': claimScale,
+  storage,
   recover,
   'events-list': eventsList,
   history,

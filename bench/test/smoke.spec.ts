@@ -34,11 +34,13 @@ describe('pnpm bench (smoke, --quick)', () => {
           'embedded',
           'events-list',
           'history',
+          'keyed-publishes',
           'memory',
           'peers',
           'recover',
           'retention',
           'retry-timing',
+          'storage',
           'throttle',
           'worker-scale',
         ]

@@ -137,6 +137,48 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
       expect(new Set(answers.map((a) => a.body.data.deliveries[0])).size).toBe(1);
     });
+
+    it('store one event when two different requests race for one key: the first wins, the other gets 400-07', async () => {
+      // Sent together, they share one publish statement (or two, in either order).
+      const bodies = Array.from({ length: 8 }, (_, i) => ({
+        event: 'acw_start',
+        payload: { call: i % 2 === 0 ? 'even' : 'odd' },
+        idempotency_key: 'call-race',
+      }));
+      const answers = await Promise.all(bodies.map((body) => publish(body)));
+      const stored = await sql<{ id: string; payload: string }>(
+        t.db.url,
+        "SELECT id, payload FROM events WHERE idempotency_key = 'call-race'",
+      );
+      expect(stored).toHaveLength(1);
+      answers.forEach((answer, i) => {
+        if (JSON.stringify(bodies[i].payload) === stored[0].payload) {
+          expect(answer.status).toBe(202);
+          expect(answer.body.data.id).toBe(stored[0].id);
+        } else {
+          expectError(answer, 400, '400-07');
+        }
+      });
+    });
+
+    it('are taken alongside unkeyed publishes sent at the same moment, each publish answered with its own event', async () => {
+      const bodies = Array.from({ length: 12 }, (_, i) => ({
+        event: 'acw_start',
+        payload: { n: i },
+        ...(i % 3 === 0 ? {} : { idempotency_key: `mixed-${i}` }),
+      }));
+      const answers = await Promise.all(bodies.map((body) => publish(body)));
+      expect(answers.map((a) => a.status)).toEqual(Array(12).fill(202));
+      expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(12);
+      for (const [i, answer] of answers.entries()) {
+        const [row] = await sql<{ payload: string; idempotency_key: string | null }>(
+          t.db.url,
+          'SELECT payload, idempotency_key FROM events WHERE id = $1',
+          [answer.body.data.id],
+        );
+        expect(row).toEqual({ payload: JSON.stringify({ n: i }), idempotency_key: i % 3 === 0 ? null : `mixed-${i}` });
+      }
+    });
   });
 
   describe('POST /application/{id}/webhook/test', () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { createTestApp, ADMIN_KEY, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
-import { Tenant } from './support/fixtures';
+import { Tenant, VALID_WEBHOOK } from './support/fixtures';
 import { sql } from '@herald/database/testing';
 
 /**
@@ -78,8 +78,13 @@ describe('hostile input', () => {
       expect(res.body).toEqual({ status: 'ok' });
     });
 
-    it('405-00 for CONNECT: Herald is not a proxy', async () => {
-      expectRawError(await rawRequest('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, '405-00');
+    it.each([
+      ['an authority', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
+      ['a path', 'CONNECT /application/1/webhook HTTP/1.1\r\nHost: a\r\n\r\n'],
+      ['the root', 'CONNECT / HTTP/1.1\r\nHost: a\r\n\r\n'],
+      ['an asterisk', 'CONNECT * HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ])('405-00 with the envelope for CONNECT to %s: Herald is not a proxy', async (_, bytes) => {
+      expectRawError(await rawRequest(bytes), 405, '405-00');
     });
 
     it('405-00 with Allow for a method HTTP knows but the route does not', async () => {
@@ -209,6 +214,30 @@ describe('hostile input', () => {
       expect(detailFields(res)).toContain(field);
     });
 
+    it.each(Object.getOwnPropertyNames(Object.prototype))(
+      'refuses %s in the webhook body and in its retry_config as an unknown field (400-02), never dropping it',
+      async (name) => {
+        for (const [body, field] of [
+          [{ ...VALID_WEBHOOK, [name]: 1 }, name],
+          [{ ...VALID_WEBHOOK, retry_config: { ...VALID_WEBHOOK.retry_config, [name]: { x: 1 } } }, `retry_config.${name}`],
+        ] as const) {
+          const res = await t.http
+            .put(`${app}/webhook`)
+            .set('Authorization', tenant.key)
+            .set('Content-Type', 'application/json')
+            .send(JSON.stringify(body));
+          expectError(res, 400, '400-02');
+          expect(detailFields(res)).toEqual([field]);
+        }
+      },
+    );
+
+    it('refuses an Object.prototype name as a query parameter (400-03)', async () => {
+      const res = await t.http.get(`${app}/deliveries?toString=1`).set('Authorization', tenant.key);
+      expectError(res, 400, '400-03');
+      expect(detailFields(res)).toEqual(['toString']);
+    });
+
     it('keeps a payload whose keys are Object.prototype names exactly as sent', async () => {
       const payload = '{"__proto__":{"polluted":true},"constructor":{"prototype":1},"toString":"x","hasOwnProperty":"y","valueOf":null}';
       const res = await t.http
@@ -302,6 +331,12 @@ describe('hostile input', () => {
 
     it('GET /event_types with a cursor that is not an event type name', async () => {
       expectError(await t.http.get('/event_types?cursor=NOT%20A%20NAME').set('Authorization', tenant.key), 400, '400-03');
+    });
+
+    it('GET /event_types with a cursor shaped like a name that it never issued (no such event type)', async () => {
+      const res = await t.http.get('/event_types?cursor=garbage').set('Authorization', tenant.key);
+      expectError(res, 400, '400-03');
+      expect(detailFields(res)).toEqual(['cursor']);
     });
 
     it('a cursor Herald issued still pages', async () => {

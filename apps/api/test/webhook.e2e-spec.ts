@@ -480,3 +480,36 @@ describe('webhook configuration (PUT/GET/DELETE /application/{id}/webhook)', () 
     });
   });
 });
+
+describe('localhost names as webhook hosts (RFC 6761, PRODUCT.md §17)', () => {
+  const put = (t: TestApp, tenant: Tenant, url: string) =>
+    t.http
+      .put(`/application/${tenant.applicationId}/webhook`)
+      .set('Authorization', tenant.key)
+      .send({ ...VALID_WEBHOOK, url });
+
+  it('refuses localhost and every name under it with 400-05 naming url, as it refuses a loopback IP', async () => {
+    const t = await createTestApp({ env: { HERALD_ALLOWED_TARGET_CIDRS: '' } });
+    try {
+      const tenant = await t.fixtures.tenant();
+      for (const url of ['http://localhost/h', 'http://LocalHost.:8080/h', 'https://api.localhost/h', 'http://127.0.0.1/h']) {
+        const res = await put(t, tenant, url);
+        expectError(res, 400, '400-05');
+        expect(res.body.error.details).toEqual([{ field: 'url', message: expect.stringMatching(/loopback/) }]);
+      }
+      expect((await put(t, tenant, 'https://localhost.example.com/h')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('accepts it where the operator allowed loopback (HERALD_ALLOWED_TARGET_CIDRS=127.0.0.0/8)', async () => {
+    const t = await createTestApp();
+    try {
+      const tenant = await t.fixtures.tenant();
+      expect((await put(t, tenant, 'http://localhost:9/h')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

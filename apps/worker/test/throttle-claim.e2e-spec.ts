@@ -122,12 +122,11 @@ describe('claiming deliveries of a throttled webhook', () => {
     const { ids } = await throttled(1, 2);
     await claim();
     const [waiting] = await waitingRows(ids);
-    await worker.sql(
-      `UPDATE deliveries SET next_attempt_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() + interval '50 milliseconds' WHERE id = $1`,
-      [waiting.id],
-    );
+    // The slot 140 ms ahead: inside the hold horizon (150 ms) now, and still usable (20 ms late
+    // at most) for 160 ms, however busy the machine is between this statement and the claim.
     const [{ slot_ms }] = await worker.sql<{ slot_ms: string }>(
-      'SELECT extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms FROM deliveries WHERE id = $1',
+      `UPDATE deliveries SET next_attempt_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() + interval '140 milliseconds'
+        WHERE id = $1 RETURNING extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms`,
       [waiting.id],
     );
     const batch = await claim();
@@ -152,7 +151,7 @@ describe('claiming deliveries of a throttled webhook', () => {
     expect(Number(due[0].n)).toBe(7);
     // A host at its cap is not claimed for at all.
     const none = await claim({ hostsInFlight: new Map([['127.0.0.1', 16]]), hostCap: 16 });
-    expect(none).toEqual({ deliveries: [], waiting: 0, databaseTimeMs: null });
+    expect(none).toMatchObject({ deliveries: [], waiting: 0, databaseTimeMs: null });
   });
 
   it('hands a held delivery back with its slot (shutdown, or no room after all)', async () => {

@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 
 const WORKER = path.resolve(__dirname, '../dist/main.js');
 
-function startWorker(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [WORKER], { env: { PATH: process.env.PATH, HERALD_WORKER_METRICS_PORT: '0', ...env } });
+function startWorker(env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, WORKER], {
+    env: { PATH: process.env.PATH, HERALD_WORKER_METRICS_PORT: '0', ...env },
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -38,6 +42,31 @@ describe('the worker process', () => {
     expect(await worker.exit).toBe(0);
     expect(Date.now() - asked).toBeLessThan(5_000);
     expect(worker.output()).toContain(`worker stopping on ${signal}`);
+  });
+
+  it('loads no Prisma module from start to stop, runtime requires included (what the lint rule cannot see)', async () => {
+    // Every module the process loaded, written as it exits: runtime requires included.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'herald-worker-modules-'));
+    const preload = path.join(dir, 'record-modules.js');
+    const loaded = path.join(dir, 'modules.txt');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, Object.keys(require.cache).join('\\n')));`,
+    );
+    try {
+      const worker = startWorker({ DATABASE_URL: db.url }, ['--require', preload]);
+      await worker.waitFor('worker started', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exit).toBe(0);
+      const modules = readFileSync(loaded, 'utf8').split('\n');
+      // The list is the real one: the delivery loop and the database package's queue entry are in it.
+      expect(modules.some((file) => file.endsWith(path.join('delivery', 'delivery-loop.js')))).toBe(true);
+      expect(modules.some((file) => file.endsWith(path.join('database', 'dist', 'queue.js')))).toBe(true);
+      expect(modules.filter((file) => /[\\/](@prisma|prisma|generated[\\/]prisma)[\\/]/.test(file))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails start-up with a non-zero exit when the database cannot be reached', async () => {

@@ -71,7 +71,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
         // EXECUTE takes literals, not bind parameters.
         const at = (ms: number) => client.escapeLiteral(new Date(ms).toISOString());
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE claim_explained(${at(Date.now())}, '{}', ${CLAIM_LIMIT}, 'explain', ${at(Date.now() + 60_000)})`,
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE claim_explained(${at(Date.now())}, '{}', ${CLAIM_LIMIT}, 'explain', ${at(Date.now() + 60_000)}, 64, '{}', '{}')`,
         );
         await client.query('ROLLBACK');
         return rows.map((row) => row['QUERY PLAN']);
@@ -84,9 +84,9 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       [small, few.plan],
       [large, many.plan],
     ] as const) {
-      // The only sort allowed is the merge of the two scans' few rows, never one of deliveries.
+      // The only sorts allowed are of the scans' few rows (their merge, the per-host room), never one of deliveries.
       const sortsDeliveries = plan.some((line) => /Sort Key: d\./.test(line));
-      const ordered = plan.some((line) => line.includes('Index Scan using deliveries_status_next_attempt_at_idx'));
+      const ordered = plan.some((line) => line.includes('Index Scan using deliveries_due_idx'));
       if (sortsDeliveries || !ordered) throw new Error(`the claim does not scan in index order with ${backlog} due:\n${plan.join('\n')}`);
     }
 

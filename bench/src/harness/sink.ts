@@ -13,7 +13,11 @@ export class BenchSink {
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
 
-  constructor(private reply: (webhookId: string, nth: number) => number = () => 200) {
+  /** `replyDelayMs`: how long each answer takes, as a slow receiver's would (the arrival is recorded at once). */
+  constructor(
+    private reply: (webhookId: string, nth: number) => number = () => 200,
+    private readonly replyDelayMs = 0,
+  ) {
     this.server = http.createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
       req.resume();
       req.on('end', () => {
@@ -22,8 +26,12 @@ export class BenchSink {
         times.push(performance.timeOrigin + performance.now());
         this.arrivals.set(id, times);
         this.count++;
-        res.writeHead(this.reply(id, times.length), { 'content-type': 'text/plain', 'content-length': '2' });
-        res.end('ok');
+        const answer = () => {
+          res.writeHead(this.reply(id, times.length), { 'content-type': 'text/plain', 'content-length': '2' });
+          res.end('ok');
+        };
+        if (this.replyDelayMs > 0) setTimeout(answer, this.replyDelayMs);
+        else answer();
         this.waiters = this.waiters.filter((w) => (this.count >= w.count ? (w.resolve(), false) : true));
       });
     });

@@ -8,6 +8,7 @@ export * from './delivery/signature';
 export * from './delivery/webhook-body';
 export * from './destinations/destination-policy';
 export * from './event-types/event-type-name';
+export * from './events/idempotency';
 export * from './ids/application-id';
 export * from './ids/id-generator';
 export * from './rate-limit/token-buckets';

@@ -1,8 +1,10 @@
-import { Prisma } from './generated/prisma/client';
-
 /**
  * What kind of failure a database error is, whichever road it came by: Prisma's query engine
  * (P-codes), a raw query through the driver adapter, or `pg` itself.
+ *
+ * Prisma's errors are recognised by their class names, not with `instanceof`: importing the
+ * generated client here would load Prisma into every process that classifies an error — the
+ * worker's retention job included, which must never load it (ARCHITECTURE.md).
  */
 export type DatabaseFailure = 'unique_violation' | 'foreign_key_violation' | 'unavailable' | 'other';
 
@@ -25,7 +27,7 @@ const UNAVAILABLE_MESSAGES = [
 
 export function classifyDatabaseError(error: unknown): DatabaseFailure {
   for (const candidate of causeChain(error)) {
-    if (candidate instanceof Prisma.PrismaClientKnownRequestError) {
+    if (isPrismaError(candidate, 'PrismaClientKnownRequestError')) {
       if (candidate.code === 'P2002') return 'unique_violation';
       if (candidate.code === 'P2003') return 'foreign_key_violation';
       if (candidate.code === 'P1001' || candidate.code === 'P1017') return 'unavailable';
@@ -34,7 +36,7 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure {
       if (adapterKind === 'ForeignKeyConstraintViolation') return 'foreign_key_violation';
       if (adapterKind && UNAVAILABLE_ADAPTER_KINDS.has(adapterKind)) return 'unavailable';
     }
-    if (candidate instanceof Prisma.PrismaClientInitializationError) return 'unavailable';
+    if (isPrismaError(candidate, 'PrismaClientInitializationError')) return 'unavailable';
     if (typeof candidate === 'object' && candidate !== null) {
       const { code, kind, message } = candidate as { code?: unknown; kind?: unknown; message?: unknown };
       if (code === '23505' || kind === 'UniqueConstraintViolation') return 'unique_violation';
@@ -61,6 +63,13 @@ export function isDataError(error: unknown): boolean {
     if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
   }
   return false;
+}
+
+function isPrismaError(
+  candidate: unknown,
+  name: 'PrismaClientKnownRequestError' | 'PrismaClientInitializationError',
+): candidate is Error & { code?: string; meta?: unknown } {
+  return candidate instanceof Error && candidate.name === name;
 }
 
 function adapterErrorKind(meta: unknown): string | undefined {

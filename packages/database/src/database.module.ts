@@ -2,21 +2,21 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryNotifier } from './notifications/delivery-notifier';
 import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
 import { PrismaService } from './prisma.service';
-import { AccountRepository } from './repositories/account.repository';
-import { ApiKeyRepository } from './repositories/api-key.repository';
-import { ApplicationRepository } from './repositories/application.repository';
-import { DeliveryLogRepository } from './repositories/delivery-log.repository';
-import { DeliveryQueueRepository } from './repositories/delivery-queue.repository';
-import { EventRepository } from './repositories/event.repository';
-import { EventLogRepository } from './repositories/event-log.repository';
-import { EventTypeRepository } from './repositories/event-type.repository';
-import { HealthRepository } from './repositories/health.repository';
-import { PortalLinkRepository } from './repositories/portal-link.repository';
-import { SubscriptionRepository } from './repositories/subscription.repository';
-import { WebhookRepository } from './repositories/webhook.repository';
-import { WebhookHealthRepository } from './repositories/webhook-health.repository';
-import { OperationalWebhookRepository } from './repositories/operational-webhook.repository';
-import { WebhookThrottleRepository } from './repositories/webhook-throttle.repository';
+import { AccountRepository } from './configuration/account.repository';
+import { ApiKeyRepository } from './configuration/api-key.repository';
+import { ApplicationRepository } from './configuration/application.repository';
+import { DeliveryLogRepository } from './events/delivery-log.repository';
+import { DeliveryQueueRepository } from './queue/delivery-queue.repository';
+import { EventRepository } from './events/event.repository';
+import { EventLogRepository } from './events/event-log.repository';
+import { EventTypeRepository } from './configuration/event-type.repository';
+import { HealthRepository } from './housekeeping/health.repository';
+import { PortalLinkRepository } from './configuration/portal-link.repository';
+import { SubscriptionRepository } from './configuration/subscription.repository';
+import { WebhookRepository } from './configuration/webhook.repository';
+import { WebhookHealthRepository } from './queue/webhook-health.repository';
+import { OperationalWebhookRepository } from './events/operational-webhook.repository';
+import { WebhookThrottleRepository } from './queue/webhook-throttle.repository';
 
 const REPOSITORIES = [
   AccountRepository,
@@ -36,7 +36,7 @@ const REPOSITORIES = [
   WebhookThrottleRepository,
 ];
 
-/** The api and the worker each import this with their own pool size. */
+/** The api's (with its pool size); the worker imports DeliveryQueueModule from '@herald/database/queue', which loads no Prisma. */
 @Module({})
 export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {

@@ -1,3 +1,5 @@
+// @herald/database, split by concern (ARCHITECTURE.md, "Data access"): configuration/ goes through
+// Prisma's model API; events/, queue/ and housekeeping/ through typed SQL on the pg pool.
 export * from './database-errors';
 export * from './database.module';
 export * from './migrations/migration-files';
@@ -7,20 +9,24 @@ export * from './notifications/delivery-channel';
 export * from './notifications/delivery-notifier';
 export * from './pg-pool';
 export * from './prisma.service';
-export * from './repositories/account.repository';
-export * from './repositories/api-key.repository';
-export * from './repositories/application.repository';
-export * from './repositories/delivery-log.repository';
-export * from './repositories/delivery-queue.repository';
-export * from './repositories/event.repository';
-export * from './repositories/event-log.repository';
-export * from './repositories/event-type.repository';
-export * from './repositories/health.repository';
-export * from './repositories/portal-link.repository';
-export * from './repositories/records';
-export * from './repositories/subscription.repository';
-export * from './repositories/webhook.repository';
-export * from './repositories/webhook-health.repository';
-export * from './repositories/operational-webhook.repository';
-export * from './repositories/webhook-throttle.repository';
-export { THROTTLE_HORIZON_MS, THROTTLE_LATE_MS, THROTTLE_SPACING } from './repositories/throttle.sql';
+export * from './records';
+
+export * from './configuration/account.repository';
+export * from './configuration/api-key.repository';
+export * from './configuration/application.repository';
+export * from './configuration/event-type.repository';
+export * from './configuration/portal-link.repository';
+export * from './configuration/subscription.repository';
+export * from './configuration/webhook.repository';
+
+export * from './events/delivery-log.repository';
+export * from './events/event.repository';
+export * from './events/event-log.repository';
+export * from './events/operational-webhook.repository';
+
+export * from './queue/delivery-queue.repository';
+export * from './queue/webhook-health.repository';
+export * from './queue/webhook-throttle.repository';
+export { THROTTLE_HORIZON_MS, THROTTLE_LATE_MS, THROTTLE_SPACING } from './queue/throttle.sql';
+
+export * from './housekeeping/health.repository';

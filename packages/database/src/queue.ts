@@ -5,20 +5,20 @@
  */
 import { DynamicModule, Module } from '@nestjs/common';
 import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
-import { DeliveryQueueRepository } from './repositories/delivery-queue.repository';
-import { RetentionRepository } from './repositories/retention.repository';
-import { WebhookHealthRepository } from './repositories/webhook-health.repository';
+import { DeliveryQueueRepository } from './queue/delivery-queue.repository';
+import { RetentionRepository } from './housekeeping/retention.repository';
+import { WebhookHealthRepository } from './queue/webhook-health.repository';
 import { DeliveryNotifier } from './notifications/delivery-notifier';
 
 export * from './notifications/channel-listener';
 export { DELIVERY_CHANNEL } from './notifications/delivery-channel';
 export * from './pg-pool';
-export * from './repositories/delivery-queue.repository';
-export * from './repositories/retention.repository';
-export * from './repositories/webhook-health.repository';
-export type { OperationalNotice } from './repositories/operational-webhook.repository';
-export { THROTTLE_LATE_MS } from './repositories/throttle.sql';
-export type { WebhookRecord } from './repositories/records';
+export * from './queue/delivery-queue.repository';
+export * from './housekeeping/retention.repository';
+export * from './queue/webhook-health.repository';
+export type { OperationalNotice } from './events/operational-webhook.repository';
+export { THROTTLE_LATE_MS } from './queue/throttle.sql';
+export type { WebhookRecord } from './records';
 
 /** The pool, the delivery queue, retention and endpoint health, for the worker. */
 @Module({})

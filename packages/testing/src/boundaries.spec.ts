@@ -30,6 +30,7 @@ describe('the import boundaries (eslint.config.mjs)', () => {
     ['apps/cli/test/x.ts', "import { Sink } from '../../worker/test/support/sink';", /No app imports another app/],
     ['apps/api/src/x.ts', "import { Pool } from 'pg';", /packages\/database's own/],
     ['apps/cli/src/x.ts', "import { WorkerModule } from '@herald/worker';", /No app imports another app/],
+    ['packages/client/src/x.ts', "import { AppError } from '@herald/contracts';", /@herald\/client stands alone/],
   ])('%s: %s is refused', (file, code, reason) => {
     expect(lint(file, `${code}\nexport const used = [${code.match(/\{ (\w+) \}/)?.[1]}];\n`)).toEqual([expect.stringMatching(reason)]);
   });
@@ -39,6 +40,7 @@ describe('the import boundaries (eslint.config.mjs)', () => {
     ['apps/api/src/x.ts', "import { WebhookRepository } from '@herald/database';"],
     ['packages/database/src/x.ts', "import { Pool } from 'pg';"],
     ['apps/api/test/x.ts', "import { sql } from '@herald/database/testing';"],
+    ['apps/cli/src/x.ts', "import { createHeraldClient } from '@herald/client';"],
   ])('%s: %s is allowed', (file, code) => {
     expect(lint(file, `${code}\nexport const used = [${code.match(/\{ (\w+) \}/)?.[1]}];\n`)).toEqual([]);
   });

@@ -56,6 +56,12 @@ export class AdminService {
       accountId: request.account_id,
       name: request.name,
     });
+    if (application === 'id_taken') {
+      throw new AppError('CONFLICT', `Application ${request.id} already exists.`, {
+        details: [{ field: 'id', message: `application ${request.id} already exists` }],
+      });
+    }
+    if (application === 'ids_exhausted') throw new AppError('CONFLICT', 'Every application id is in use.');
     return toApplicationDto(application);
   }
 
@@ -121,7 +127,13 @@ export class AdminService {
   }
 
   async createEventType(request: CreateEventTypeRequest): Promise<EventTypeDto> {
-    return this.eventTypes.create({ name: request.name, description: request.description ?? '' });
+    const created = await this.eventTypes.create({ name: request.name, description: request.description ?? '' });
+    if (created === 'name_taken') {
+      throw new AppError('CONFLICT', `Event type "${request.name}" already exists.`, {
+        details: [{ field: 'name', message: `"${request.name}" already exists` }],
+      });
+    }
+    return created;
   }
 
   private async requireAccount(accountId: string): Promise<void> {

@@ -1,5 +1,14 @@
-import { createHash } from 'node:crypto';
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, isOperationalEventType, TEST_EVENT_TYPE } from '@herald/core';
+import {
+  Clock,
+  CLOCK,
+  ID_GENERATOR,
+  idempotencyRequestHash,
+  IdGenerator,
+  isIdOf,
+  isOperationalEventType,
+  repeatedKeyOutcome,
+  TEST_EVENT_TYPE,
+} from '@herald/core';
 import {
   AppError,
   DEFAULT_PAGE_SIZE,
@@ -17,9 +26,11 @@ import {
   ApplicationScope,
   EventLogRepository,
   EventRepository,
+  IdempotencyClaim,
   NewEvent,
   Page,
   PublishedEventRecord,
+  PublishResult,
   StoredEventRecord,
   WebhookRepository,
 } from '@herald/database';
@@ -35,21 +46,37 @@ export class EventService {
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
-  /** Stores the event and its delivery (when subscribed) before answering: an accepted event is never lost. */
+  /**
+   * Stores the event and its delivery (when subscribed) before answering: an accepted event is
+   * never lost. Under an idempotency key already held, the same request gets the first answer
+   * again and another request a 400-07 (core's repeatedKeyOutcome).
+   */
   async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
     const event = this.toNewEvent(request, '');
-    if (request.idempotency_key === undefined) return toDto(await this.events.publish(scope, event));
-    return toDto(await this.events.publishOnce(scope, event, { key: request.idempotency_key, requestHash: requestHash(request) }));
+    const idempotency = claimOf(request);
+    return toDto(answerOf(await this.events.publish(scope, event, idempotency), event, idempotency, ''));
   }
 
-  /** A batch (PRODUCT.md §5.1): all of it stored in one transaction before answering, or nothing. */
+  /**
+   * A batch (PRODUCT.md §5.1): all of it stored in one transaction before answering, or nothing.
+   * A key reused with another request (also earlier in the batch) fails the whole batch, naming
+   * the first such item; unknown event types fail it naming every one.
+   */
   async publishBatch(scope: ApplicationScope, request: PublishEventBatchRequest): Promise<PublishedEventDto[]> {
-    const items = request.events.map((item, i) => {
-      const event = this.toNewEvent(item, `events[${i}].`);
-      const idempotency = item.idempotency_key === undefined ? null : { key: item.idempotency_key, requestHash: requestHash(item) };
-      return { event, idempotency };
+    const items = request.events.map((item, i) => ({ event: this.toNewEvent(item, `events[${i}].`), idempotency: claimOf(item) }));
+    let reusedAt = -1;
+    const stored = await this.events.publishBatch(scope, items, (results) => {
+      reusedAt = results.findIndex((result, i) => isReused(result, items[i].idempotency));
+      return reusedAt < 0;
     });
-    return (await this.events.publishBatch(scope, items)).map(toDto);
+    if (stored.kind === 'refused') throw keyReused(`events[${reusedAt}].idempotency_key`);
+    if (stored.kind === 'unknown_event_types') {
+      const unknown = stored.indexes.map((i) => ({ type: items[i].event.eventType, field: `events[${i}].event` }));
+      throw new AppError('UNKNOWN_EVENT_TYPE', Errors.unknownEventType(unknown[0].type, unknown[0].field).message, {
+        details: unknown.map(({ type, field }) => ({ field, message: `unknown event type ${quoteInput(type)}` })),
+      });
+    }
+    return stored.results.map((result, i) => toDto(answerOf(result, items[i].event, items[i].idempotency, `events[${i}].`)));
   }
 
   /** A publish request checked and turned into the rows to store; `field` prefixes the fields its errors name. */
@@ -71,7 +98,8 @@ export class EventService {
       throw Errors.webhookNotConfigured(scope.applicationId);
     }
     const payload = JSON.stringify({ message: 'A test event from Herald: your endpoint is wired up.' });
-    return toDto(await this.events.publish(scope, this.newEvent(TEST_EVENT_TYPE, payload, true, null)));
+    const event = this.newEvent(TEST_EVENT_TYPE, payload, true, null);
+    return toDto(answerOf(await this.events.publish(scope, event), event, null, ''));
   }
 
   async list(scope: ApplicationScope, query: EventQuery): Promise<Page<EventSummaryDto>> {
@@ -112,11 +140,28 @@ export class EventService {
   }
 }
 
-/** What an idempotency key remembers of a request: the same key with another hash is 400-07. */
-function requestHash(request: PublishEventRequest): string {
-  return createHash('sha256')
-    .update(JSON.stringify([request.event, request.payload]))
-    .digest('hex');
+function claimOf(request: PublishEventRequest): IdempotencyClaim | null {
+  return request.idempotency_key === undefined
+    ? null
+    : { key: request.idempotency_key, requestHash: idempotencyRequestHash(request.event, request.payload) };
+}
+
+function isReused(result: PublishResult, idempotency: IdempotencyClaim | null): boolean {
+  return result.kind === 'key_taken' && repeatedKeyOutcome(result.first.requestHash, idempotency!.requestHash) === 'key_reused';
+}
+
+/** The answer to one publish; `field` prefixes the fields its errors name. */
+function answerOf(result: PublishResult, event: NewEvent, idempotency: IdempotencyClaim | null, field: string): PublishedEventRecord {
+  if (result.kind === 'stored') return result.record;
+  if (result.kind === 'unknown_event_type') throw Errors.unknownEventType(event.eventType, `${field}event`);
+  if (isReused(result, idempotency)) throw keyReused(`${field}idempotency_key`);
+  return result.first.record;
+}
+
+function keyReused(field: string): AppError {
+  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used in the last 24 hours with a different request.', {
+    details: [{ field, message: 'already used with a different event or payload' }],
+  });
 }
 
 function toDto(record: PublishedEventRecord): PublishedEventDto {

@@ -24,10 +24,12 @@ export class SubscriptionService {
       throw Errors.unknownEventType(eventType, 'subscription');
     }
     await this.requireWebhook(scope);
-    await this.subscriptions.upsert(scope, eventType, {
+    const saved = await this.subscriptions.upsert(scope, eventType, {
       ensureDelivery: request.ensure_delivery,
       active: request.active,
     });
+    // The webhook was deleted between the check above and the write.
+    if (saved === 'no_webhook') throw Errors.webhookNotConfigured(scope.applicationId);
     return this.currentMap(scope);
   }
 

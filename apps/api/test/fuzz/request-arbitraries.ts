@@ -104,8 +104,9 @@ const hostileNumber: fc.Arbitrary<number> = fc.oneof(
   fc.double({ noNaN: true }),
 );
 
+/** Keys for any object: every name Object.prototype carries (PRODUCT.md §17), a few real ones, any string. */
 const objectKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'X-Api-Token', 'url', ''),
+  fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype), 'prototype', 'X-Api-Token', 'url', ''),
   fc.string({ maxLength: 12 }),
 );
 

@@ -1,27 +1,28 @@
+import { type CallResult, createHeraldClient, type HeraldClient } from '@herald/client';
 import { ApiError, oneLine, UnreachableError, UsageError } from '../cli-errors';
 
 /** How long one call may take before the cli gives up on the api (exit 3). */
 const ANSWER_TIMEOUT_MS = 30_000;
 
-/** A successful answer: `data`, and for lists the cursor of the next page. */
+/**
+ * What the printers read from a successful answer: `data`, and for lists the cursor of the next
+ * page. Each route's own type comes from @herald/client; this is only the part they share.
+ */
 export interface Answer<T = unknown> {
   data: T;
   next_cursor?: string | null;
 }
 
-type Query = Record<string, string | undefined>;
-
 /**
- * The running api, as every other client sees it: the cli keeps no second copy of Herald's
+ * The running api, as every other client sees it: the cli calls it through @herald/client, whose
+ * types are generated from the api's OpenAPI document, and keeps no second copy of Herald's
  * rules, so whatever the api refuses is refused with the api's own code and message.
  */
 export class HeraldApi {
   readonly base: URL;
+  private readonly client: HeraldClient;
 
-  constructor(
-    base: string,
-    private readonly key: string,
-  ) {
+  constructor(base: string, key: string) {
     try {
       this.base = new URL(base);
     } catch {
@@ -30,33 +31,38 @@ export class HeraldApi {
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') {
       throw new UsageError(`--url must be an http or https URL, got "${base}"`);
     }
+    this.client = createHeraldClient({
+      baseUrl: this.base.href,
+      apiKey: key,
+      timeoutMs: ANSWER_TIMEOUT_MS,
+      redirect: 'manual',
+      fetch: (request, init) => this.fetchHeraldAnswer(request as Request, init),
+    });
   }
 
-  get<T>(path: string, query: Query = {}): Promise<Answer<T>> {
-    return this.call('GET', withQuery(path, query));
+  /**
+   * One call of the typed client, e.g. `api.call((herald) => herald.GET('/admin/accounts'))`:
+   * its success body, or the api's error as an ApiError (exit 1). No answer at all is an
+   * UnreachableError (exit 3).
+   */
+  async call<T extends Answer>(send: (client: HeraldClient) => Promise<CallResult<T>>): Promise<T> {
+    const { data, error, response } = await send(this.client);
+    if (response.ok && data !== undefined) return data;
+    // fetchHeraldAnswer let only Herald's error envelope through as an error.
+    const { code, message, details } = (error as { error: { code: string; message: string; details?: unknown } }).error;
+    throw new ApiError(code, oneLine(withDetails(message, details)));
   }
 
-  post<T>(path: string, body?: Record<string, unknown>): Promise<Answer<T>> {
-    return this.call('POST', path, body);
-  }
-
-  delete<T>(path: string): Promise<Answer<T>> {
-    return this.call('DELETE', path);
-  }
-
-  private async call<T>(method: string, path: string, body?: Record<string, unknown>): Promise<Answer<T>> {
-    const url = new URL(path.replace(/^\//, ''), this.base.href.endsWith('/') ? this.base : `${this.base.href}/`);
-    let status: number;
+  /**
+   * fetch, for the client: an answer that is not Herald's JSON (a success without `data`, an error
+   * without the envelope: a proxy's page, say) ends the command here, naming the request; so does
+   * no answer at all. What reaches openapi-fetch is always Herald's JSON.
+   */
+  private async fetchHeraldAnswer(request: Request, init?: RequestInit): Promise<Response> {
+    let response: Response;
     let text: string;
     try {
-      const response = await fetch(url, {
-        method,
-        headers: { authorization: this.key, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-        redirect: 'manual',
-      });
-      status = response.status;
+      response = await fetch(request, init);
       text = await response.text();
     } catch (error) {
       throw new UnreachableError(`cannot reach Herald at ${this.base.origin} (${reasonOf(error)}); is it running? (--url)`);
@@ -67,19 +73,22 @@ export class HeraldApi {
     } catch {
       parsed = undefined;
     }
-    if (status >= 200 && status < 300 && isObject(parsed) && 'data' in parsed) return parsed as unknown as Answer<T>;
-    const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : null;
-    if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-      throw new ApiError(error.code, oneLine(withDetails(error.message, error.details)));
+    const success = response.status >= 200 && response.status < 300;
+    const herald = success ? isObject(parsed) && 'data' in parsed : isHeraldError(parsed);
+    if (!herald) {
+      throw new ApiError(
+        String(response.status),
+        `${this.base.origin} answered ${request.method} ${new URL(request.url).pathname} with something other than Herald's JSON`,
+      );
     }
-    throw new ApiError(String(status), `${this.base.origin} answered ${method} ${url.pathname} with something other than Herald's JSON`);
+    // The body was read above: openapi-fetch gets the same answer again, to parse and type.
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 }
 
-function withQuery(path: string, query: Query): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
-  return search.size > 0 ? `${path}?${search}` : path;
+function isHeraldError(parsed: unknown): boolean {
+  const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : null;
+  return !!error && typeof error.code === 'string' && typeof error.message === 'string';
 }
 
 /** The message, and the details that say more than it does (validation names each field). */

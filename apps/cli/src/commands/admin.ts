@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
-import { apiCommand, ApiOptions, PageOptions, paged, pageQuery, positiveInteger, segment } from './api-command';
+import { apiCommand, ApiOptions, operatorsValue, PageOptions, paged, pageQuery, positiveInteger } from './api-command';
 
 const ACCOUNT_COLUMNS = [column('ID'), column('NAME')];
 const APPLICATION_COLUMNS = [column('ID'), column('NAME'), column('ACCOUNT', 'account_id')];
@@ -24,19 +24,21 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
   const accounts = program.command('accounts').description('list, read and create accounts');
   paged(apiCommand(accounts, { nameAndArgs: 'list', description: 'list accounts, newest first' })).action(
     async (options: ApiOptions & PageOptions) => {
-      const answer = await connect(options).get('/admin/accounts', pageQuery(options));
+      const answer = await connect(options).call((herald) => herald.GET('/admin/accounts', { params: { query: pageQuery(options) } }));
       printList(answer, ACCOUNT_COLUMNS, { json: !!options.json, noun: 'accounts' });
     },
   );
   apiCommand(accounts, { nameAndArgs: 'get <account-id>', description: 'read one account' }).action(
     async (id: string, options: ApiOptions) => {
-      printItem(await connect(options).get(`/admin/accounts/${segment(id)}`), { json: !!options.json });
+      const answer = await connect(options).call((herald) => herald.GET('/admin/accounts/{id}', { params: { path: { id } } }));
+      printItem(answer, { json: !!options.json });
     },
   );
   apiCommand(accounts, { nameAndArgs: 'create', description: 'create an account' })
     .requiredOption('--name <name>', "the account's name")
     .action(async (options: ApiOptions & { name: string }) => {
-      printItem(await connect(options).post('/admin/accounts', { name: options.name }), { json: !!options.json });
+      const answer = await connect(options).call((herald) => herald.POST('/admin/accounts', { body: { name: options.name } }));
+      printItem(answer, { json: !!options.json });
     });
 
   const applications = program.command('applications').description('list, read and create applications');
@@ -46,12 +48,16 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
       "only this account's",
     ),
   ).action(async (options: ApiOptions & PageOptions & { account?: string }) => {
-    const answer = await connect(options).get('/admin/applications', { account_id: options.account, ...pageQuery(options) });
+    const query = { account_id: options.account, ...pageQuery(options) };
+    const answer = await connect(options).call((herald) => herald.GET('/admin/applications', { params: { query } }));
     printList(answer, APPLICATION_COLUMNS, { json: !!options.json, noun: 'applications' });
   });
   apiCommand(applications, { nameAndArgs: 'get <application-id>', description: 'read one application' }).action(
     async (id: string, options: ApiOptions) => {
-      printItem(await connect(options).get(`/admin/applications/${segment(id)}`), { json: !!options.json });
+      const answer = await connect(options).call((herald) =>
+        herald.GET('/admin/applications/{id}', { params: { path: { id: operatorsValue<number>(id) } } }),
+      );
+      printItem(answer, { json: !!options.json });
     },
   );
   apiCommand(applications, { nameAndArgs: 'create', description: 'create an application of an account' })
@@ -60,7 +66,7 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
     .option('--id <n>', "the platform's own application id (default: the next free one)", positiveInteger)
     .action(async (options: ApiOptions & { account: string; name: string; id?: number }) => {
       const body = { id: options.id, name: options.name, account_id: options.account };
-      printItem(await connect(options).post('/admin/applications', body), { json: !!options.json });
+      printItem(await connect(options).call((herald) => herald.POST('/admin/applications', { body })), { json: !!options.json });
     });
 
   const keys = program.command('keys').alias('api-keys').description('list, read, create and revoke API keys');
@@ -70,33 +76,35 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
       description: 'list API keys, newest first: prefix, name, scope and dates, never the key',
     }).option('--account <account-id>', "only this account's"),
   ).action(async (options: ApiOptions & PageOptions & { account?: string }) => {
-    const answer = await connect(options).get('/admin/api_keys', { account_id: options.account, ...pageQuery(options) });
+    const query = { account_id: options.account, ...pageQuery(options) };
+    const answer = await connect(options).call((herald) => herald.GET('/admin/api_keys', { params: { query } }));
     printList(answer, KEY_COLUMNS, { json: !!options.json, noun: 'API keys' });
   });
   apiCommand(keys, { nameAndArgs: 'get <key-id>', description: 'read one API key (never the key itself)' }).action(
     async (id: string, options: ApiOptions) => {
-      printItem(await connect(options).get(`/admin/api_keys/${segment(id)}`), { json: !!options.json });
+      const answer = await connect(options).call((herald) => herald.GET('/admin/api_keys/{id}', { params: { path: { id } } }));
+      printItem(answer, { json: !!options.json });
     },
   );
   apiCommand(keys, { nameAndArgs: 'create', description: 'create an API key for an account; the key is shown only this once' })
     .requiredOption('--account <account-id>', 'the account it acts for')
     .requiredOption('--name <name>', 'what it is for, to recognise it later')
     .action(async (options: ApiOptions & { account: string; name: string }) => {
-      printItem(await connect(options).post('/admin/api_keys', { account_id: options.account, name: options.name }), {
-        json: !!options.json,
-      });
+      const body = { account_id: options.account, name: options.name };
+      printItem(await connect(options).call((herald) => herald.POST('/admin/api_keys', { body })), { json: !!options.json });
       if (!options.json) process.stderr.write('herald: the key is shown only now: Herald keeps only its hash\n');
     });
   apiCommand(keys, { nameAndArgs: 'revoke <key-id>', description: 'revoke an API key; every api process refuses it at once' }).action(
     async (id: string, options: ApiOptions) => {
-      printItem(await connect(options).delete(`/admin/api_keys/${segment(id)}`), { json: !!options.json });
+      const answer = await connect(options).call((herald) => herald.DELETE('/admin/api_keys/{id}', { params: { path: { id } } }));
+      printItem(answer, { json: !!options.json });
     },
   );
 
   const eventTypes = program.command('event-types').description('list and add event types');
   paged(apiCommand(eventTypes, { nameAndArgs: 'list', description: 'list the event types applications can subscribe to' })).action(
     async (options: ApiOptions & PageOptions) => {
-      const answer = await connect(options).get('/event_types', pageQuery(options));
+      const answer = await connect(options).call((herald) => herald.GET('/event_types', { params: { query: pageQuery(options) } }));
       printList(answer, EVENT_TYPE_COLUMNS, { json: !!options.json, noun: 'event types' });
     },
   );
@@ -105,6 +113,6 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
     .option('--description <text>', 'what the event means')
     .action(async (options: ApiOptions & { name: string; description?: string }) => {
       const body = { name: options.name, description: options.description };
-      printItem(await connect(options).post('/admin/event_types', body), { json: !!options.json });
+      printItem(await connect(options).call((herald) => herald.POST('/admin/event_types', { body })), { json: !!options.json });
     });
 }

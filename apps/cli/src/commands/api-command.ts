@@ -59,8 +59,9 @@ export interface PageOptions {
   cursor?: string;
 }
 
-export function pageQuery(options: PageOptions): Record<string, string | undefined> {
-  return { limit: options.limit === undefined ? undefined : String(options.limit), cursor: options.cursor };
+/** The query of a paged list route; openapi-fetch leaves out what is undefined. */
+export function pageQuery(options: PageOptions): { limit?: number; cursor?: string } {
+  return { limit: options.limit, cursor: options.cursor };
 }
 
 /** A whole number written plainly (`42`, not `4.2e1`): the cli turns it into JSON, so it checks the form; the api the range. */
@@ -69,7 +70,11 @@ export function positiveInteger(raw: string): number {
   return Number(raw);
 }
 
-/** A path segment the operator typed, sent as one segment whatever it holds. */
-export function segment(raw: string): string {
-  return encodeURIComponent(raw);
+/**
+ * A value the operator typed for a parameter the api types otherwise (an application id is a
+ * number), sent as typed: the api, not the cli, judges it, so `--application abc` gets the api's
+ * own code and message, as from any other client. openapi-fetch encodes it as one path segment.
+ */
+export function operatorsValue<T extends number | string>(raw: string): T {
+  return raw as unknown as T;
 }

@@ -1,8 +1,8 @@
-import { DELIVERY_STATUSES } from '@herald/core';
+import { DELIVERY_STATUSES, DeliveryStatus } from '@herald/core';
 import { Command, Option } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
-import { apiCommand, ApiCommandSpec, ApiOptions, PageOptions, paged, pageQuery, segment } from './api-command';
+import { apiCommand, ApiCommandSpec, ApiOptions, operatorsValue, PageOptions, paged, pageQuery } from './api-command';
 
 const DELIVERY_COLUMNS = [
   column('ID'),
@@ -39,30 +39,49 @@ function applicationCommand(parent: Command, spec: ApiCommandSpec): Command {
   return apiCommand(parent, { keyHelp: APPLICATION_KEY_HELP, ...spec }).requiredOption('--application <application-id>', 'the application');
 }
 
-const applicationPath = (options: ApplicationOptions, rest: string) => `/application/${segment(options.application)}${rest}`;
+/** The path parameter every application route takes: --application, as the operator typed it. */
+const application = (options: ApplicationOptions) => ({ application_id: operatorsValue<number>(options.application) });
 
 /** The operator's view of one application: its webhook and its health, its events, its delivery log, retries and recovery. */
 export function registerDeliveryCommands(program: Command, connect: (options: ApiOptions) => HeraldApi): void {
   const webhook = program.command('webhook').description("read an application's webhook and its health; disable or enable it");
   applicationCommand(webhook, { nameAndArgs: 'get', description: 'read the webhook: URL, retry policy and headers' }).action(
     async (options: ApplicationOptions) => {
-      printItem(await connect(options).get(applicationPath(options, '/webhook')), { json: !!options.json });
+      const path = application(options);
+      printItem(await connect(options).call((herald) => herald.GET('/application/{application_id}/webhook', { params: { path } })), {
+        json: !!options.json,
+      });
     },
   );
   applicationCommand(webhook, {
     nameAndArgs: 'status',
     description: 'read its health: active or disabled (why, since when), the failure streak, the last success',
   }).action(async (options: ApplicationOptions) => {
-    printItem(await connect(options).get(applicationPath(options, '/webhook/status')), { json: !!options.json });
+    const path = application(options);
+    const answer = await connect(options).call((herald) =>
+      herald.GET('/application/{application_id}/webhook/status', { params: { path } }),
+    );
+    printItem(answer, { json: !!options.json });
   });
-  for (const [action, description] of [
-    ['disable', 'stop sending: deliveries are paused (kept) until it is enabled'],
-    ['enable', 'send again: paused deliveries resume, oldest first'],
-  ] as const) {
-    applicationCommand(webhook, { nameAndArgs: action, description }).action(async (options: ApplicationOptions) => {
-      printItem(await connect(options).post(applicationPath(options, `/webhook/${action}`)), { json: !!options.json });
-    });
-  }
+  applicationCommand(webhook, {
+    nameAndArgs: 'disable',
+    description: 'stop sending: deliveries are paused (kept) until it is enabled',
+  }).action(async (options: ApplicationOptions) => {
+    const path = application(options);
+    const answer = await connect(options).call((herald) =>
+      herald.POST('/application/{application_id}/webhook/disable', { params: { path } }),
+    );
+    printItem(answer, { json: !!options.json });
+  });
+  applicationCommand(webhook, { nameAndArgs: 'enable', description: 'send again: paused deliveries resume, oldest first' }).action(
+    async (options: ApplicationOptions) => {
+      const path = application(options);
+      const answer = await connect(options).call((herald) =>
+        herald.POST('/application/{application_id}/webhook/enable', { params: { path } }),
+      );
+      printItem(answer, { json: !!options.json });
+    },
+  );
 
   const events = program.command('events').description("an application's events: list, read (with the payload), replay");
   paged(
@@ -71,25 +90,28 @@ export function registerDeliveryCommands(program: Command, connect: (options: Ap
       'only events of this type',
     ),
   ).action(async (options: ApplicationOptions & PageOptions & { event?: string }) => {
-    printList(
-      await connect(options).get(applicationPath(options, '/events'), { event: options.event, ...pageQuery(options) }),
-      EVENT_COLUMNS,
-      {
-        json: !!options.json,
-        noun: 'events',
-      },
-    );
+    const params = { path: application(options), query: { event: options.event, ...pageQuery(options) } };
+    const answer = await connect(options).call((herald) => herald.GET('/application/{application_id}/events', { params }));
+    printList(answer, EVENT_COLUMNS, { json: !!options.json, noun: 'events' });
   });
   applicationCommand(events, { nameAndArgs: 'get <event-id>', description: 'read an event with its payload as stored' }).action(
     async (id: string, options: ApplicationOptions) => {
-      printItem(await connect(options).get(applicationPath(options, `/events/${segment(id)}`)), { json: !!options.json });
+      const path = { ...application(options), event_id: id };
+      const answer = await connect(options).call((herald) =>
+        herald.GET('/application/{application_id}/events/{event_id}', { params: { path } }),
+      );
+      printItem(answer, { json: !!options.json });
     },
   );
   applicationCommand(events, {
     nameAndArgs: 'replay <event-id>',
     description: "deliver the event again, under today's webhook and subscription",
   }).action(async (id: string, options: ApplicationOptions) => {
-    printItem(await connect(options).post(applicationPath(options, `/events/${segment(id)}/replay`)), { json: !!options.json });
+    const path = { ...application(options), event_id: id };
+    const answer = await connect(options).call((herald) =>
+      herald.POST('/application/{application_id}/events/{event_id}/replay', { params: { path } }),
+    );
+    printItem(answer, { json: !!options.json });
   });
 
   const deliveries = program.command('deliveries').description("an application's delivery log: list, read, retry, recover");
@@ -97,26 +119,29 @@ export function registerDeliveryCommands(program: Command, connect: (options: Ap
     applicationCommand(deliveries, { nameAndArgs: 'list', description: 'list deliveries, newest first' })
       .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
       .option('--event <name>', 'only deliveries of this event type'),
-  ).action(async (options: ApplicationOptions & PageOptions & { status?: string; event?: string }) => {
-    const query = { status: options.status, event: options.event, ...pageQuery(options) };
-    printList(await connect(options).get(applicationPath(options, '/deliveries'), query), DELIVERY_COLUMNS, {
-      json: !!options.json,
-      noun: 'deliveries',
-    });
+  ).action(async (options: ApplicationOptions & PageOptions & { status?: DeliveryStatus; event?: string }) => {
+    const params = { path: application(options), query: { status: options.status, event: options.event, ...pageQuery(options) } };
+    const answer = await connect(options).call((herald) => herald.GET('/application/{application_id}/deliveries', { params }));
+    printList(answer, DELIVERY_COLUMNS, { json: !!options.json, noun: 'deliveries' });
   });
   applicationCommand(deliveries, { nameAndArgs: 'get <delivery-id>', description: 'read a delivery with every attempt' }).action(
     async (id: string, options: ApplicationOptions) => {
-      printItem(await connect(options).get(applicationPath(options, `/deliveries/${segment(id)}`)), {
-        json: !!options.json,
-        tables: { attempts: ATTEMPT_COLUMNS },
-      });
+      const path = { ...application(options), delivery_id: id };
+      const answer = await connect(options).call((herald) =>
+        herald.GET('/application/{application_id}/deliveries/{delivery_id}', { params: { path } }),
+      );
+      printItem(answer, { json: !!options.json, tables: { attempts: ATTEMPT_COLUMNS } });
     },
   );
   applicationCommand(deliveries, {
     nameAndArgs: 'retry <delivery-id>',
     description: 'give a finished delivery one more attempt now, or bring a pending one forward',
   }).action(async (id: string, options: ApplicationOptions) => {
-    printItem(await connect(options).post(applicationPath(options, `/deliveries/${segment(id)}/retry`)), { json: !!options.json });
+    const path = { ...application(options), delivery_id: id };
+    const answer = await connect(options).call((herald) =>
+      herald.POST('/application/{application_id}/deliveries/{delivery_id}/retry', { params: { path } }),
+    );
+    printItem(answer, { json: !!options.json });
   });
   applicationCommand(deliveries, {
     nameAndArgs: 'recover',
@@ -127,6 +152,10 @@ export function registerDeliveryCommands(program: Command, connect: (options: Ap
     .option('--event <name>', 'only deliveries of this event type')
     .action(async (options: ApplicationOptions & { since: string; until?: string; event?: string }) => {
       const body = { since: options.since, until: options.until, event: options.event };
-      printItem(await connect(options).post(applicationPath(options, '/deliveries/recover'), body), { json: !!options.json });
+      const path = application(options);
+      const answer = await connect(options).call((herald) =>
+        herald.POST('/application/{application_id}/deliveries/recover', { params: { path }, body }),
+      );
+      printItem(answer, { json: !!options.json });
     });
 }

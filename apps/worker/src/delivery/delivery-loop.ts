@@ -46,6 +46,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private nextDueAt: number | null = null;
   /** The time the last claim took due deliveries up to. */
   private lastClaimAt = 0;
+  /** What the last claim said of the next delivery to fall due after it (or lease to run out). */
+  private claimedNextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
   /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
   private readonly holdWaiters = new Set<() => void>();
@@ -87,15 +89,25 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     await this.listener?.stop();
   }
 
+  /**
+   * Under load, claim once a quarter of the slots are free rather than one slot at a time: each
+   * claim is a statement and a commit, whatever its size.
+   */
+  private get worthClaiming(): number {
+    return Math.max(1, Math.min(CLAIM_BATCH, Math.floor(this.config.delivery.workerConcurrency / 4)));
+  }
+
+  /** The same for one host: a host with less room than this is left out of claims (DeliveryQueueRepository.claim). */
+  private get minHostRoom(): number {
+    return Math.max(1, Math.floor(this.config.delivery.hostConcurrency / 4));
+  }
+
   private async loop(): Promise<void> {
-    // Under load, claim once a quarter of the slots are free rather than one slot at a time:
-    // each claim is two round trips, whatever its size.
-    const worthClaiming = Math.max(1, Math.min(CLAIM_BATCH, Math.floor(this.config.delivery.workerConcurrency / 4)));
     while (!this.stopping) {
       const free = this.config.delivery.workerConcurrency - this.inFlight.size;
       const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
       let shortClaim = false;
-      if (free > 0 && (free >= worthClaiming || this.inFlight.size === 0 || somethingDue)) {
+      if (free > 0 && (free >= this.worthClaiming || this.inFlight.size === 0 || somethingDue)) {
         const limit = Math.min(free, CLAIM_BATCH);
         try {
           // More may be waiting: the claim took (or left waiting for a throttle slot) all it could.
@@ -121,6 +133,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       deliveries: claimed,
       waiting,
       databaseTimeMs,
+      nextClaimableAt,
     } = await this.queue.claim({
       limit,
       token,
@@ -128,8 +141,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       leaseUntil: new Date(now.getTime() + this.config.delivery.leaseSeconds * 1000),
       hostsInFlight: this.perHost,
       hostCap: this.config.delivery.hostConcurrency,
+      minHostRoom: this.minHostRoom,
     });
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
+    this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
     for (const delivery of claimed) this.start(delivery, token);
     return claimed.length + waiting;
@@ -140,8 +155,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     const host = context.webhook ? new URL(context.webhook.url).hostname.toLowerCase() : '';
     const onHost = this.perHost.get(host) ?? 0;
     if (host && onHost >= this.config.delivery.hostConcurrency) {
-      // Claimed in the same batch as others for this host: hand it back for when there is room
-      // (a throttled one keeps its slot).
+      // The claim takes no more for a host than its room, so only a host shared by two
+      // destinations that reached it in one claim (a notice and a webhook) gets here: hand it
+      // back for when there is room (a throttled one keeps its slot).
       const dueAt = this.clock.now();
       const handedBack = delivery.throttle
         ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
@@ -167,9 +183,23 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         if (remaining > 0) this.perHost.set(host, remaining);
         else this.perHost.delete(host);
         this.inFlight.delete(task);
-        this.wake();
+        if (this.worthAClaim(host, remaining)) this.wake();
       });
     this.inFlight.add(task);
+  }
+
+  /**
+   * Whether a finished attempt may have made a claim worth its statement. A claim that took
+   * everything it could left due work only for hosts short of room, or none: so a claim follows
+   * only when the worker's free slots, or this host's room, just reached the size worth claiming
+   * for, or nothing is in flight. Waking on every finish cost a claim, and its commit, per
+   * delivery under a flood to one host (bench/ storage). New events wake the loop by NOTIFY;
+   * retries by their due time.
+   */
+  private worthAClaim(host: string, remainingOnHost: number): boolean {
+    const free = this.config.delivery.workerConcurrency - this.inFlight.size;
+    const hostRoom = this.config.delivery.hostConcurrency - remainingOnHost;
+    return this.inFlight.size === 0 || free === this.worthClaiming || (host !== '' && hostRoom === this.minHostRoom);
   }
 
   /**
@@ -214,16 +244,16 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
-   * attempt wakes it sooner. The database is asked when that is only after a claim that took
-   * everything due: asking on every wake-up cost a query per finished attempt (bench/).
+   * attempt wakes it sooner. After a claim that took everything it could, "the next one" is what
+   * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts short of room,
+   * and a finishing attempt wakes the loop for those (worthAClaim).
    */
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
     if (afterShortClaim) {
-      const next = (await this.queue.nextClaimableAt().catch(() => null))?.getTime() ?? null;
-      // Due already when the claim ran, yet not taken: its host is at this worker's cap (or
-      // another worker is claiming it). A finishing attempt wakes the loop; waiting for it by
-      // time would spin. Anything that fell due after the claim is claimed at once.
+      // An expired lease the claim could not take (its host is short of room) is no reason to
+      // claim again by time: that would spin. Its host's finishing attempts wake the loop.
+      const next = this.claimedNextDueAt;
       this.nextDueAt = next !== null && next > this.lastClaimAt ? next : null;
     }
     let waitMs = poll;

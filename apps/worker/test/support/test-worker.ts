@@ -86,7 +86,9 @@ export class TestWorker {
     const id = nextApplicationId++;
     await this.sql(`INSERT INTO accounts (id, name) VALUES ($1, 'test') ON CONFLICT DO NOTHING`, ['acc_worker_tests']);
     const applications = this.app.get(ApplicationRepository);
-    const scope = applications.scopeOf(await applications.create({ id, accountId: 'acc_worker_tests', name: `app ${id}` }));
+    const created = await applications.create({ id, accountId: 'acc_worker_tests', name: `app ${id}` });
+    if (typeof created === 'string') throw new Error(`application ${id} not created: ${created}`);
+    const scope = applications.scopeOf(created);
     await this.configure(scope, setup);
     for (const [event, flags] of Object.entries(setup.subscriptions ?? { acw_start: { ensureDelivery: true } })) {
       await this.app.get(SubscriptionRepository).upsert(scope, event, flags);
@@ -124,7 +126,8 @@ export class TestWorker {
       ignoresSubscription,
       idempotencyKey: null,
     });
-    return published.deliveryIds[0] ?? null;
+    if (published.kind !== 'stored') throw new Error(`publish stored nothing: ${published.kind}`);
+    return published.record.deliveryIds[0] ?? null;
   }
 
   async delivery(scope: ApplicationScope, id: string) {

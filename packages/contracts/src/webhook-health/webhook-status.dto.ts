@@ -21,7 +21,12 @@ export class WebhookStatusDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'The first failed attempt since the last success.' })
   failing_since!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, format: 'date-time' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'The last successful attempt, to the second: under steady success it is recorded at most once a second.',
+  })
   last_success_at!: string | null;
 
   @ApiProperty({ type: 'integer', example: 0, description: 'Failed attempts since the last success.' })

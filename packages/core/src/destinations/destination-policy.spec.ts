@@ -1,4 +1,4 @@
-import { DestinationPolicy, ipLiteralHost, isValidCidr } from './destination-policy';
+import { DestinationPolicy, ipLiteralHost, isValidCidr, localhostNameOf } from './destination-policy';
 
 describe('DestinationPolicy (PRODUCT.md §5.4)', () => {
   const strict = new DestinationPolicy();
@@ -89,6 +89,22 @@ describe('ipLiteralHost', () => {
     ['not a url', null],
   ])('%s → %p', (url, expected) => {
     expect(ipLiteralHost(url)).toBe(expected);
+  });
+});
+
+describe('localhostNameOf (RFC 6761)', () => {
+  it.each([
+    ['http://localhost/', 'localhost'],
+    ['http://LocalHost:8080/hook', 'localhost'],
+    ['http://localhost./', 'localhost'],
+    ['https://api.localhost/', 'api.localhost'],
+    ['https://a.b.LOCALHOST./x', 'a.b.localhost'],
+    ['https://localhost.example.com/', null],
+    ['https://notlocalhost/', null],
+    ['http://127.0.0.1/', null],
+    ['not a url', null],
+  ])('%s → %p', (url, expected) => {
+    expect(localhostNameOf(url)).toBe(expected);
   });
 });
 

@@ -129,3 +129,18 @@ export function ipLiteralHost(url: string): string | null {
   if (!DOTTED_QUAD.test(bare) && !bare.includes(':')) return null;
   return ipaddr.isValid(bare) && (ipaddr.IPv4.isValidFourPartDecimal(bare) || bare.includes(':')) ? bare : null;
 }
+
+/**
+ * The URL's host when it is `localhost` or a name under it (RFC 6761: always the loopback
+ * interface, whatever a resolver says), lowercased and without a trailing dot; null otherwise.
+ */
+export function localhostNameOf(url: string): string | null {
+  let hostname: string;
+  try {
+    hostname = new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return name === 'localhost' || name.endsWith('.localhost') ? name : null;
+}

@@ -8,7 +8,13 @@ const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object];
 /** C0 controls and DEL: never part of a name, an id, a URL or a query value Herald stores. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Every name Object.prototype carries (toString, hasOwnProperty, valueOf, __proto__, constructor…)
+ * and `prototype`. No DTO of Herald's has such a field, and the validator cannot be trusted to
+ * call one unknown: an instance inherits them all, so `{"toString": 1}` passed the whitelist and
+ * was silently dropped (PRODUCT.md §17). Refused by name instead, wherever they appear.
+ */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /**
  * Validates bodies and query strings against their DTO classes. Nothing is coerced: `1` is not
@@ -32,8 +38,8 @@ export class RequestValidationPipe implements PipeTransform {
     const fallback: ErrorKind = type === 'body' ? 'VALIDATION_FAILED' : 'INVALID_PARAMETER';
     const raw = (value ?? {}) as Record<string, unknown>;
     const { structured, restore } = separateFreeForm(metatype, raw);
-    // No DTO of Herald's has these fields, and class-transformer cannot take them: it assigns
-    // `__proto__` as the prototype and reads `constructor` to pick a class (a string there throws).
+    // class-transformer cannot take these either: it assigns `__proto__` as the prototype and
+    // reads `constructor` to pick a class (a string there throws).
     const prototypeKeys = findKeys(structured, PROTOTYPE_KEYS);
     if (prototypeKeys.length > 0) {
       throw detailed(

@@ -1,0 +1,106 @@
+import { DeliveryNotifier } from '../notifications/delivery-notifier';
+import { PgPool } from '../pg-pool';
+import { ApplicationScope } from '../records';
+import { cloneDatabase, TestDatabase } from '../testing/test-databases';
+import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
+import { sql } from '../testing/sql';
+import { EventRepository, NewEvent } from './event.repository';
+
+/**
+ * The publish statements against a cloned database: what is stored for a publish with and without
+ * an idempotency key, what a taken key reports, and that a refused batch stores nothing.
+ */
+describe('EventRepository', () => {
+  let db: TestDatabase;
+  let pool: PgPool;
+  let events: EventRepository;
+  const scope = { applicationId: 7, accountId: 'acc_events' } as ApplicationScope;
+  let n = 0;
+
+  beforeAll(async () => {
+    db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+    pool = new PgPool({ url: db.url, poolSize: 2 });
+    events = new EventRepository(pool, new DeliveryNotifier(pool));
+    await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_events', 'events tests')`);
+    await sql(db.url, `INSERT INTO applications (id, account_id, name) VALUES (7, 'acc_events', 'app')`);
+    await sql(
+      db.url,
+      `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+       VALUES (7, 'http://10.0.0.1:9/hook', '10.0.0.1', 1, 1, 3, 'fixed', 0, '{}')`,
+    );
+    await sql(
+      db.url,
+      `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES (7, 'acw_start', true, true)`,
+    );
+  });
+  afterAll(async () => {
+    await pool.onApplicationShutdown();
+    await db.drop();
+  });
+
+  function event(eventType = 'acw_start', idempotencyKey: string | null = null): NewEvent {
+    n++;
+    return {
+      id: `evt_${n}`,
+      eventType,
+      payload: `{"n":${n}}`,
+      createdAt: new Date(),
+      idempotencyKey,
+      deliveryId: `dlv_${n}`,
+      ignoresSubscription: false,
+    };
+  }
+  const stored = async (id: string) => (await sql(db.url, 'SELECT id FROM events WHERE id = $1', [id])).length === 1;
+
+  it('stores an event with its delivery when subscribed, and an unknown type as such', async () => {
+    const plain = event();
+    expect(await events.publish(scope, plain)).toEqual({
+      kind: 'stored',
+      record: { eventId: plain.id, eventType: 'acw_start', deliveryIds: [plain.deliveryId] },
+    });
+    expect(await events.publish(scope, event('no_such_type'))).toEqual({ kind: 'unknown_event_type' });
+  });
+
+  it('takes a key once: a second publish under it stores nothing and reports the first request and answer', async () => {
+    const first = event('acw_start', 'k-1');
+    const second = event('acw_start', 'k-1');
+    await events.publish(scope, first, { key: 'k-1', requestHash: 'hash-a' });
+
+    expect(await events.publish(scope, second, { key: 'k-1', requestHash: 'hash-b' })).toEqual({
+      kind: 'key_taken',
+      first: { requestHash: 'hash-a', record: { eventId: first.id, eventType: 'acw_start', deliveryIds: [first.deliveryId] } },
+    });
+    expect(await stored(second.id)).toBe(false);
+  });
+
+  it('takes over a key held longer than the window', async () => {
+    await events.publish(scope, event('acw_start', 'k-old'), { key: 'k-old', requestHash: 'hash-a' });
+    await sql(db.url, `UPDATE idempotency_keys SET created_at = created_at - interval '24 hours' WHERE key = 'k-old'`);
+    const later = event('acw_start', 'k-old');
+    expect(await events.publish(scope, later, { key: 'k-old', requestHash: 'hash-b' })).toMatchObject({ kind: 'stored' });
+    expect(await stored(later.id)).toBe(true);
+  });
+
+  it('in one batch, reports a key repeated within it as taken by its first item', async () => {
+    const items = [event('acw_start', 'k-2'), event('acw_start', 'k-2'), event()].map((e) => ({
+      event: e,
+      idempotency: e.idempotencyKey ? { key: e.idempotencyKey, requestHash: `hash-${e.id}` } : null,
+    }));
+    const result = await events.publishBatch(scope, items, () => true);
+    expect(result).toMatchObject({
+      kind: 'stored',
+      results: [{ kind: 'stored' }, { kind: 'key_taken', first: { requestHash: `hash-${items[0].event.id}` } }, { kind: 'stored' }],
+    });
+    expect(await stored(items[1].event.id)).toBe(false);
+  });
+
+  it('stores nothing of a batch its caller refuses, or one with an unknown type (every such item named)', async () => {
+    const refused = [event(), event()].map((e) => ({ event: e, idempotency: null }));
+    expect(await events.publishBatch(scope, refused, () => false)).toEqual({ kind: 'refused' });
+    expect(await stored(refused[0].event.id)).toBe(false);
+
+    const unknown = [event(), event('nope_1'), event('nope_2')].map((e) => ({ event: e, idempotency: null }));
+    expect(await events.publishBatch(scope, unknown, () => true)).toEqual({ kind: 'unknown_event_types', indexes: [1, 2] });
+    expect(await stored(unknown[0].event.id)).toBe(false);
+  });
+});

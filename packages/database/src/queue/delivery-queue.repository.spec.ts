@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { PgPool } from '../pg-pool';
+import { cloneDatabase, TestDatabase } from '../testing/test-databases';
+import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
+import { sql } from '../testing/sql';
+import { ClaimOptions, DeliveryQueueRepository, NewAttemptRecord } from './delivery-queue.repository';
+
+/**
+ * The queue's statements against a cloned database, rows written in SQL so each test states the
+ * queue it starts from: the claim (room per host, leases), finishing, handing back, and the
+ * endpoint health the finish keeps.
+ */
+describe('DeliveryQueueRepository', () => {
+  let db: TestDatabase;
+  let pool: PgPool;
+  let queue: DeliveryQueueRepository;
+  let nextApplication = 1;
+  let nextRow = 0;
+
+  beforeAll(async () => {
+    db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+    pool = new PgPool({ url: db.url, poolSize: 2 });
+    queue = new DeliveryQueueRepository(pool);
+    await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_queue', 'queue tests')`);
+  });
+  afterAll(async () => {
+    await pool.onApplicationShutdown();
+    await db.drop();
+  });
+
+  /** An application whose webhook points at `host`, subscribed to acw_start; returns its id. */
+  async function application(host: string): Promise<number> {
+    const id = nextApplication++;
+    await sql(db.url, `INSERT INTO applications (id, account_id, name) VALUES ($1, 'acc_queue', 'app')`, [id]);
+    await sql(
+      db.url,
+      `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+       VALUES ($1, $2, $3, 1, 1, 3, 'fixed', 0, '{}')`,
+      [id, `http://${host}:9/hook`, host],
+    );
+    await sql(
+      db.url,
+      `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES ($1, 'acw_start', true, true)`,
+      [id],
+    );
+    return id;
+  }
+
+  /** `count` pending deliveries of `applicationId`, due one millisecond apart in the past; their ids, oldest first. */
+  async function due(applicationId: number, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const n = nextRow++;
+      const at = new Date(Date.now() - 60_000 + n);
+      await sql(db.url, `INSERT INTO events (id, application_id, event_type, payload, created_at) VALUES ($1, $2, 'acw_start', '{}', $3)`, [
+        `evt_${n}`,
+        applicationId,
+        at,
+      ]);
+      await sql(
+        db.url,
+        `INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+         VALUES ($1, $2, $3, 'acw_start', 'pending', $4, $4, $4)`,
+        [`dlv_${n}`, `evt_${n}`, applicationId, at],
+      );
+      ids.push(`dlv_${n}`);
+    }
+    return ids;
+  }
+
+  function claim(options: Partial<ClaimOptions> = {}) {
+    const now = new Date();
+    return queue.claim({
+      limit: 50,
+      token: randomUUID(),
+      now,
+      leaseUntil: new Date(now.getTime() + 60_000),
+      hostsInFlight: new Map(),
+      hostCap: 16,
+      ...options,
+    });
+  }
+
+  const rows = (ids: string[]) =>
+    sql<{ id: string; status: string; lease_token: string | null; updated_at: Date }>(
+      db.url,
+      'SELECT id, status::text, lease_token, updated_at FROM deliveries WHERE id = ANY($1) ORDER BY id',
+      [ids],
+    );
+
+  function attempt(startedAt = new Date()): NewAttemptRecord {
+    return {
+      id: `att_${randomUUID()}`,
+      startedAt,
+      durationMs: 3,
+      url: 'http://127.0.0.1:9/hook',
+      responseStatus: 200,
+      responseExcerpt: 'ok',
+      error: null,
+      nextAttemptAt: null,
+      requestHeaders: { 'content-type': 'application/json' },
+    };
+  }
+
+  afterEach(async () => {
+    // Each test starts from an empty queue; the applications stay (ids are never reused).
+    await sql(db.url, 'DELETE FROM delivery_attempts');
+    await sql(db.url, 'DELETE FROM deliveries');
+    await sql(db.url, 'DELETE FROM events');
+  });
+
+  describe('claim', () => {
+    it('takes, per host, no more than the room the worker has left, oldest first, and leaves the rest untouched', async () => {
+      const app = await application('10.0.0.1');
+      const ids = await due(app, 10);
+      const before = await rows(ids);
+
+      const batch = await claim({ hostsInFlight: new Map([['10.0.0.1', 13]]) });
+
+      expect(batch.deliveries.map((d) => d.id)).toEqual(ids.slice(0, 3));
+      const after = await rows(ids);
+      expect(after.slice(0, 3).map((r) => r.status)).toEqual(['sending', 'sending', 'sending']);
+      // Not claimed and handed back: the same row versions as before the claim.
+      expect(after.slice(3)).toEqual(before.slice(3));
+    });
+
+    it('skips a host with less room than minHostRoom, and takes other hosts meanwhile', async () => {
+      const busy = await application('10.0.0.2');
+      const idle = await application('10.0.0.3');
+      const busyIds = await due(busy, 4);
+      const idleIds = await due(idle, 2);
+
+      const batch = await claim({ hostsInFlight: new Map([['10.0.0.2', 14]]), minHostRoom: 4 });
+
+      expect(batch.deliveries.map((d) => d.id)).toEqual(idleIds);
+      expect((await rows(busyIds)).map((r) => r.status)).toEqual(['pending', 'pending', 'pending', 'pending']);
+    });
+
+    it('returns each claimed delivery with its attempt context, and claims a leased one again once its lease has run out', async () => {
+      const app = await application('10.0.0.4');
+      const [id] = await due(app, 1);
+      const first = await claim({ leaseUntil: new Date(Date.now() - 1) });
+      expect(first.deliveries[0]).toMatchObject({ id, applicationId: app, eventType: 'acw_start', attemptCount: 0 });
+      expect(first.deliveries[0].context).toMatchObject({ webhook: { url: 'http://10.0.0.4:9/hook' }, subscription: { active: true } });
+
+      const again = await claim();
+      expect(again.deliveries.map((d) => d.id)).toEqual([id]);
+      // The first worker's token no longer finishes it.
+      expect(await queue.finish(id, 'not-the-token', { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(false);
+    });
+  });
+
+  describe('finish and hand-back', () => {
+    it('records the attempt and the outcome under the lease token, and nothing without it', async () => {
+      const app = await application('10.0.0.5');
+      const [id] = await due(app, 1);
+      const token = randomUUID();
+      await claim({ token });
+
+      expect(await queue.finish(id, randomUUID(), { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(false);
+      expect(await queue.finish(id, token, { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(true);
+
+      const [row] = await rows([id]);
+      expect(row).toMatchObject({ status: 'succeeded', lease_token: null });
+      const attempts = await sql(db.url, 'SELECT number, response_status FROM delivery_attempts WHERE delivery_id = $1', [id]);
+      expect(attempts).toEqual([{ number: 1, response_status: 200 }]);
+    });
+
+    it('hands a claimed delivery back due at the given time, cancels one, and pauses one, each only under its token', async () => {
+      const app = await application('10.0.0.6');
+      const [released, cancelled, paused] = await due(app, 3);
+      const token = randomUUID();
+      await claim({ token });
+      const dueAt = new Date(Date.now() + 5_000);
+
+      expect(await queue.release(released, 'wrong', dueAt)).toBe(false);
+      expect(await queue.release(released, token, dueAt)).toBe(true);
+      expect(await queue.cancelClaimed(cancelled, token, new Date())).toBe(true);
+      expect(await queue.pauseClaimed(paused, token, new Date())).toBe(true);
+
+      expect((await rows([released, cancelled, paused])).map((r) => [r.status, r.lease_token])).toEqual([
+        ['pending', null],
+        ['cancelled', null],
+        ['paused', null],
+      ]);
+      const [{ next_attempt_at }] = await sql(db.url, 'SELECT next_attempt_at FROM deliveries WHERE id = $1', [released]);
+      expect(next_attempt_at.getTime()).toBe(dueAt.getTime());
+      // Scheduled later, so not claimable now; the claim says when it will be.
+      const later = await claim();
+      expect(later.deliveries).toEqual([]);
+      expect(later.nextClaimableAt?.getTime()).toBe(dueAt.getTime());
+    });
+  });
+
+  describe('endpoint health, kept by the finish', () => {
+    const health = (app: number) =>
+      sql<{ xmin: string; consecutive_failures: number; failing_since: Date | null; last_success_at: Date | null }>(
+        db.url,
+        'SELECT xmin::text, consecutive_failures, failing_since, last_success_at FROM webhooks WHERE application_id = $1',
+        [app],
+      ).then(([row]) => row);
+
+    async function finishOne(app: number, status: 'succeeded' | 'pending', startedAt: Date): Promise<void> {
+      const [id] = await due(app, 1);
+      const token = randomUUID();
+      await claim({ token });
+      const outcome = { status, nextAttemptAt: status === 'pending' ? new Date(Date.now() + 60_000) : null, now: new Date() };
+      expect(await queue.finish(id, token, outcome, attempt(startedAt))).toBe(true);
+    }
+
+    it('starts and grows a failure streak, ends it on a success, and leaves the row alone while nothing changes', async () => {
+      const app = await application('10.0.0.7');
+      const t0 = new Date(Date.now() - 10_000);
+
+      await finishOne(app, 'pending', t0);
+      expect(await health(app)).toMatchObject({ consecutive_failures: 1, failing_since: t0, last_success_at: null });
+      await finishOne(app, 'pending', new Date(t0.getTime() + 1_000));
+      expect(await health(app)).toMatchObject({ consecutive_failures: 2, failing_since: t0 });
+
+      const succeededAt = new Date(t0.getTime() + 2_000);
+      await finishOne(app, 'succeeded', succeededAt);
+      const healthy = await health(app);
+      expect(healthy).toMatchObject({ consecutive_failures: 0, failing_since: null, last_success_at: succeededAt });
+
+      // Another success within the second: no new row version.
+      await finishOne(app, 'succeeded', new Date(succeededAt.getTime() + 400));
+      expect(await health(app)).toEqual(healthy);
+
+      // A second or more later, the last success moves on.
+      const later = new Date(succeededAt.getTime() + 1_500);
+      await finishOne(app, 'succeeded', later);
+      expect(await health(app)).toMatchObject({ consecutive_failures: 0, last_success_at: later });
+    });
+  });
+});

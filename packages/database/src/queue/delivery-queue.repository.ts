@@ -1,0 +1,587 @@
+import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } from '@herald/core';
+import { Injectable } from '@nestjs/common';
+import { Batcher } from '../batching/batcher';
+import { PgPool, preparedStatement } from '../pg-pool';
+import { DeliveryAttemptRecord, WebhookRecord } from '../records';
+import { CLAIM_THROTTLED_SQL } from './throttle.sql';
+import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
+
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  applicationId: number;
+  eventType: string;
+  /** Attempts already recorded; this one will be number attemptCount + 1. */
+  attemptCount: number;
+  manualAttempt: boolean;
+  ignoresSubscription: boolean;
+  /**
+   * Its webhook is throttled: attempt it at its slot (`slotMs`, epoch milliseconds on the
+   * database's clock; see ClaimBatch.databaseTimeMs), never later than THROTTLE_LATE_MS after.
+   * `slot` is the same time as PostgreSQL wrote it, for handing it back with the slot kept.
+   * Null when the webhook has no throttle.
+   */
+  throttle: { slot: string; slotMs: number } | null;
+  /** What its attempt needs, read as it was claimed. */
+  context: AttemptContextRecord;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  token: string;
+  now: Date;
+  leaseUntil: Date;
+  /** Attempts this worker has in flight (or holds for a throttle slot) per destination host. */
+  hostsInFlight: ReadonlyMap<string, number>;
+  /** At most this many per host (HERALD_WORKER_HOST_CONCURRENCY): a host gets at most the room it has left. */
+  hostCap: number;
+  /**
+   * Hosts with less room than this are not claimed for at all (default 1: only hosts at the cap):
+   * a claim that could take one or two deliveries for a busy host costs a statement and a commit
+   * each; the worker waits until a host has room for a useful batch.
+   */
+  minHostRoom?: number;
+}
+
+export interface ClaimBatch {
+  /** Claimed: to attempt now, or (throttled) when their slot comes. */
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries of throttled webhooks the claim looked at and left waiting for a later slot. */
+  waiting: number;
+  /** The database's clock (epoch ms) as it answered the throttle's part; null when there was none. */
+  databaseTimeMs: number | null;
+  /** When the next delivery falls due after the claim's `now`, or a lease runs out; null when none will. */
+  nextClaimableAt: Date | null;
+}
+
+interface ClaimedRow {
+  id: string;
+  event_id: string;
+  application_id: number;
+  event_type: string;
+  attempt_count: number;
+  manual_attempt: boolean;
+  ignores_subscription: boolean;
+}
+
+function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'], context: AttemptContextRecord): ClaimedDelivery {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    applicationId: Number(row.application_id),
+    eventType: row.event_type,
+    attemptCount: Number(row.attempt_count),
+    manualAttempt: row.manual_attempt,
+    ignoresSubscription: row.ignores_subscription,
+    throttle,
+    context,
+  };
+}
+
+/** Everything an attempt needs, read when the attempt starts (the stored config of that moment). */
+export interface AttemptContextRecord {
+  deliveryId: string;
+  event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string };
+  /** null when the webhook has been deleted since the event was published. */
+  webhook: WebhookRecord | null;
+  /** False while the webhook is disabled (PRODUCT.md §10): the delivery is paused, not attempted. */
+  webhookActive: boolean;
+  /** The application's webhook, or the operator's (then `webhook` is the operational webhook's, with the default retry policy). */
+  destination: DeliveryDestination;
+  /** null when the application no longer subscribes to the event. */
+  subscription: { ensureDelivery: boolean; active: boolean } | null;
+  /** Secrets valid now, current first. */
+  secrets: string[];
+}
+
+export interface FinishOutcome {
+  status: Extract<DeliveryStatus, 'succeeded' | 'failed' | 'pending'>;
+  nextAttemptAt: Date | null;
+  now: Date;
+}
+
+interface FinishItem {
+  deliveryId: string;
+  token: string;
+  outcome: FinishOutcome;
+  attempt: NewAttemptRecord;
+  exhaustedNotice: ExhaustedNoticeIds | null;
+}
+
+/**
+ * Ids for the `delivery.exhausted` notice of a delivery that fails for good on this attempt
+ * (PRODUCT.md §10); queued with the attempt, and only when an operational webhook is configured.
+ */
+export interface ExhaustedNoticeIds {
+  eventId: string;
+  deliveryId: string;
+}
+
+/** The queue as /metrics reports it (DeliveryQueueRepository.backlog). */
+export interface DeliveryBacklog {
+  due: number;
+  scheduled: number;
+  sending: number;
+  /** Kept while their webhook is disabled (PRODUCT.md §10). */
+  paused: number;
+  oldestDueSeconds: number;
+  /** Webhooks by state. */
+  webhooks: { active: number; disabled: number };
+}
+
+/** An attempt to record; the database numbers it. */
+export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
+
+/** An attempt's context; the webhook's columns are all null when it has been deleted. */
+type ContextRow = {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  application_id: number;
+  event_created_at: Date;
+  payload: string;
+  ensure_delivery: boolean | null;
+  active: boolean | null;
+  webhook_state: string | null;
+  secrets: string[];
+  destination: DeliveryDestination;
+  operational_url: string | null;
+  operational_headers: unknown;
+  operational_secret: string | null;
+} & (WebhookRow | { [Column in keyof WebhookRow]: null });
+
+/**
+ * The columns of an attempt's context (ContextRow) for the delivery `d` (any relation with the
+ * deliveries' id, destination, application_id, event_type and event_id), joined by contextJoins;
+ * $1 is now (secrets expired by then are left out).
+ */
+function contextColumns(d: string): string {
+  return `${d}.id AS delivery_id, ${d}.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
+          e.payload, ${webhookColumns('w')}, w.state AS webhook_state,
+          s.ensure_delivery, s.active,
+          ARRAY(SELECT ws.secret FROM webhook_secrets ws
+                 WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
+                 ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
+          ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret`;
+}
+
+/** The joins contextColumns reads; no event (it cannot happen: a foreign key) leaves its columns null. */
+function contextJoins(d: string): string {
+  return `LEFT JOIN events e ON e.id = ${d}.event_id
+          LEFT JOIN webhooks w ON w.application_id = ${d}.application_id AND ${d}.destination = 'webhook'
+          LEFT JOIN subscriptions s ON s.application_id = ${d}.application_id AND s.event_type = ${d}.event_type AND ${d}.destination = 'webhook'
+          LEFT JOIN operational_webhook ow ON ${d}.destination = 'operational'`;
+}
+
+/** Contexts of the deliveries $2, now $1 (loadContexts). */
+const LOAD_CONTEXTS = preparedStatement(
+  'load_contexts',
+  `SELECT ${contextColumns('d')} FROM deliveries d ${contextJoins('d')} WHERE d.id = ANY($2::text[])`,
+);
+
+/**
+ * One half of a claim: up to $3 deliveries in `status` whose `dueColumn` has come ($1), in the
+ * order of that status's partial index (deliveries_due_idx, deliveries_leased_idx) so the scan
+ * stops at the LIMIT whatever the backlog or the history,
+ * skipping rows other workers hold and hosts this worker has no room worth claiming for ($2).
+ * Each row comes with its destination host (null for a notice to the operator's endpoint, which
+ * is neither throttled nor held back by the application's host).
+ */
+function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | 'lease_expires_at', reached: '<=' | '<'): string {
+  return `SELECT d.id, d.${dueColumn} AS due_at, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled FROM deliveries d
+            LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
+           WHERE d.status = '${status}' AND d.${dueColumn} ${reached} $1
+             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
+           ORDER BY d.${dueColumn}
+           LIMIT $3
+             FOR UPDATE OF d SKIP LOCKED`;
+}
+
+/**
+ * The claim (DeliveryQueueRepository.claim): $1 now, $2 hosts not to claim for, $3 the limit,
+ * $4 the lease token, $5 the lease's end, $6 the per-host cap, $7 hosts with attempts in flight
+ * and $8 how many each. Due-and-pending and lease-expired are two index-ordered scans that stop
+ * at the LIMIT; one scan of their OR read and sorted every due row (82 ms against 0.4 ms a claim
+ * with 100,000 due). Of the rows found, each host gets at most the room it has left (`fitting`;
+ * throttled webhooks' rows are the throttle's claim's to share out):
+ * a row beyond it stays pending, untouched, instead of being claimed and handed back with a
+ * statement of its own (6.9 row updates and 2.75 commits per delivery under a flood to one host,
+ * bench/ storage). Rows of throttled webhooks (a flag of the webhook the scan joins anyway) are
+ * left to the throttle's own statement, which runs only when there are some; the UPDATE checks the
+ * throttle again, so one set meanwhile is honoured. The claimed rows come back with their attempts' contexts: one round trip from NOTIFY to the attempt
+ * instead of two. Every row (and a row of nulls when nothing was found) also carries when the next
+ * delivery falls due after now, or a lease runs out: the worker's wait after a short claim, without
+ * a statement and commit of its own. Exported for the bench, which shows its plan.
+ */
+export const CLAIM_SQL = `WITH pending_due AS (
+         ${dueScan('pending', 'next_attempt_at', '<=')}
+       ), lease_expired AS (
+         ${dueScan('sending', 'lease_expires_at', '<')}
+       ), due AS (
+         SELECT id, host, throttled, due_at FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) due ORDER BY due_at LIMIT $3
+       ), fitting AS (
+         -- A throttled webhook's rows all go on to the throttle's claim, which holds what fits and
+         -- reserves later slots for the rest (throttle.sql.ts).
+         SELECT id FROM (SELECT id, host, throttled, row_number() OVER (PARTITION BY host, throttled ORDER BY due_at, id) AS n FROM due) ranked
+          WHERE host IS NULL OR throttled OR n <= $6::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
+       ), claimed AS (
+         UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
+           FROM fitting
+          WHERE d.id = fitting.id
+            AND (d.destination <> 'webhook'
+                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
+         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.destination, d.attempt_count, d.manual_attempt,
+                   d.ignores_subscription
+       )
+       SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
+              next.at AS next_claimable_at, ${contextColumns('c')}
+         FROM (SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND next_attempt_at > $1),
+                            (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at) next
+         LEFT JOIN fitting ON true
+         LEFT JOIN claimed c ON c.id = fitting.id
+         ${contextJoins('c')}`;
+
+const CLAIM = preparedStatement('claim', CLAIM_SQL);
+
+/**
+ * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
+ * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
+ * notices in one statement. $1… are arrays, one element per attempt (FinishItem). Not a
+ * prepared statement: PostgreSQL's cached generic plan for it (an unnest of unknown length
+ * joined to deliveries) made its CPU per delivery grow run after run (bench/README.md).
+ */
+const FINISH_SQL = `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
+                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
+                              $14::text[], $15::text[])
+           AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
+                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
+       ), finished AS (
+         UPDATE deliveries d
+            SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
+                lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
+           FROM input i
+          WHERE d.id = i.delivery_id AND d.lease_token = i.token
+         RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
+       ), streaks AS (
+         -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
+         -- ends it; failures extend it from the first one.
+         SELECT f.application_id,
+                max(i.started_at) FILTER (WHERE i.status = 'succeeded') AS succeeded_at,
+                min(i.started_at) FILTER (WHERE i.status <> 'succeeded') AS first_failed_at,
+                count(*) FILTER (WHERE i.status <> 'succeeded') AS failures
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE f.destination = 'webhook'
+          GROUP BY f.application_id
+       ), health AS (
+         -- Written only when it changes: a streak that starts, grows or ends, or a last success
+         -- that moves on by a second or more. Rewriting every webhook row of the batch on every
+         -- finish cost a row version per batch and application, and made two workers' finishes
+         -- wait on each other's row locks (bench/ storage).
+         UPDATE webhooks w
+            SET last_success_at = COALESCE(GREATEST(w.last_success_at, s.succeeded_at), w.last_success_at),
+                failing_since = CASE WHEN s.succeeded_at IS NOT NULL THEN NULL ELSE COALESCE(w.failing_since, s.first_failed_at) END,
+                consecutive_failures = CASE WHEN s.succeeded_at IS NOT NULL THEN 0 ELSE w.consecutive_failures + s.failures END
+           FROM streaks s
+          WHERE w.application_id = s.application_id
+            AND (s.failures > 0
+                 OR w.consecutive_failures <> 0 OR w.failing_since IS NOT NULL
+                 OR w.last_success_at IS NULL OR s.succeeded_at >= w.last_success_at + interval '1 second')
+       ), exhausted AS (
+         -- delivery.exhausted for the operational webhook (PRODUCT.md §10), when there is one.
+         SELECT i.notice_event_id, i.notice_delivery_id, i.finished_at, f.application_id,
+                json_build_object('application_id', f.application_id, 'delivery_id', f.id, 'event_id', f.event_id,
+                                  'event', f.event_type, 'attempts', f.attempt_count,
+                                  'reason', COALESCE(i.error, 'http_' || i.response_status))::text AS payload
+           FROM finished f JOIN input i ON i.delivery_id = f.id
+          WHERE i.notice_event_id IS NOT NULL AND f.destination = 'webhook' AND EXISTS (SELECT 1 FROM operational_webhook)
+       ), exhausted_event AS (
+         INSERT INTO events (id, application_id, event_type, payload, created_at)
+         SELECT notice_event_id, application_id, 'delivery.exhausted', payload, finished_at FROM exhausted
+       ), exhausted_delivery AS (
+         INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
+                                 next_attempt_at, created_at, updated_at)
+         SELECT notice_delivery_id, notice_event_id, application_id, 'delivery.exhausted', 'pending', 'operational', true,
+                finished_at, finished_at, finished_at
+           FROM exhausted
+       )
+       INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
+                                      response_excerpt, error, next_attempt_at, request_headers)
+       SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
+              i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
+         FROM finished f JOIN input i ON i.delivery_id = f.id
+       RETURNING delivery_id`;
+
+/**
+ * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
+ * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
+ * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
+ * across an HTTP call. These run once per attempt, so they go straight to the pool (PgPool),
+ * never through Prisma.
+ */
+@Injectable()
+export class DeliveryQueueRepository {
+  private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
+
+  constructor(private readonly pg: PgPool) {}
+
+  /**
+   * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
+   * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
+   * Deliveries of throttled webhooks among them go through the throttle (`claimThrottled`): held
+   * until their slot, or left waiting for a later one. Webhooks without a throttle pay nothing
+   * for it: the second statement runs only when a throttled delivery was among the due ones.
+   * Notices to the operational webhook are never throttled (the throttle is the customer's).
+   */
+  async claim(options: ClaimOptions): Promise<ClaimBatch> {
+    const minHostRoom = options.minHostRoom ?? 1;
+    const hosts = [...options.hostsInFlight];
+    const busyHosts = hosts.filter(([, count]) => options.hostCap - count < minHostRoom).map(([host]) => host);
+    const rows = await this.pg.sql<ClaimedRow & ContextRow & { throttled: boolean; next_claimable_at: Date | null }>(CLAIM, [
+      options.now,
+      busyHosts,
+      options.limit,
+      options.token,
+      options.leaseUntil,
+      options.hostCap,
+      hosts.map(([host]) => host),
+      hosts.map(([, count]) => count),
+    ]);
+    const nextClaimableAt = rows[0]?.next_claimable_at ?? null;
+    const found = rows.filter((row) => row.id !== null);
+    const deliveries = found
+      .filter((row) => !row.throttled && row.event_id !== null)
+      .map((row) => toClaimedDelivery(row, null, toContext(row)));
+    const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
+    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, nextClaimableAt };
+    const throttled = await this.claimThrottled(throttledIds, options);
+    return {
+      deliveries: [...deliveries, ...throttled.held],
+      waiting: throttled.waiting,
+      databaseTimeMs: throttled.databaseTimeMs,
+      // Reserving later slots moved some deliveries' due times: the earliest of those counts too.
+      nextClaimableAt: earliest(nextClaimableAt, throttled.nextDueAt),
+    };
+  }
+
+  /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
+  private async claimThrottled(
+    ids: string[],
+    options: ClaimOptions,
+  ): Promise<{ held: ClaimedDelivery[]; waiting: number; databaseTimeMs: number | null; nextDueAt: Date | null }> {
+    const hosts = [...options.hostsInFlight];
+    const rows = await this.pg.sql<
+      ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string; next_attempt_at: Date }
+    >(CLAIM_THROTTLED_SQL, [
+      options.now,
+      ids,
+      options.token,
+      options.leaseUntil,
+      hosts.map(([host]) => host),
+      hosts.map(([, count]) => count),
+      options.hostCap,
+    ]);
+    const heldRows = rows.filter((row) => row.hold);
+    const contexts = new Map(
+      (
+        await this.loadContexts(
+          heldRows.map((row) => row.id),
+          options.now,
+        )
+      ).map((c) => [c.deliveryId, c]),
+    );
+    const held = heldRows
+      .filter((row) => contexts.has(row.id))
+      .map((row) => toClaimedDelivery(row, { slot: row.slot, slotMs: Number(row.slot_ms) }, contexts.get(row.id)!));
+    const databaseTimeMs = rows.length > 0 ? Math.max(...rows.map((row) => Number(row.database_ms))) : null;
+    const nextDueAt = rows.filter((row) => !row.hold).reduce<Date | null>((soonest, row) => earliest(soonest, row.next_attempt_at), null);
+    return { held, waiting: rows.length - heldRows.length, databaseTimeMs, nextDueAt };
+  }
+
+  /**
+   * Hands a held throttled delivery back with its slot kept (this worker is at its cap for the
+   * host, or shutting down): whichever worker claims it next sends it in that slot if it has
+   * not passed, or takes a new one.
+   */
+  async releaseKeepingSlot(deliveryId: string, token: string, slot: string, dueAt: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, throttle_slot_at = $4::timestamptz, lease_token = NULL,
+              lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [dueAt, deliveryId, token, slot],
+    );
+    return rows.length > 0;
+  }
+
+  /** The contexts of held throttled deliveries (the main claim reads its own as it claims). */
+  private async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await this.pg.sql<ContextRow>(LOAD_CONTEXTS, [now, deliveryIds]);
+    return rows.filter((row) => row.event_id !== null).map(toContext);
+  }
+
+  /**
+   * Records the attempt and moves the delivery on (succeeded, failed, or pending for a retry).
+   * False when the lease was lost: another worker owns the delivery now and nothing is written.
+   * Attempts finishing together are recorded in one statement (see Batcher). With
+   * `exhaustedNotice`, a delivery that ends `failed` queues `delivery.exhausted` for the
+   * operational webhook in that statement too.
+   */
+  async finish(
+    deliveryId: string,
+    token: string,
+    outcome: FinishOutcome,
+    attempt: NewAttemptRecord,
+    exhaustedNotice: ExhaustedNoticeIds | null = null,
+  ): Promise<boolean> {
+    return this.finishes.submit({ deliveryId, token, outcome, attempt, exhaustedNotice });
+  }
+
+  private async finishMany(items: FinishItem[]): Promise<boolean[]> {
+    const rows = await this.pg.sql<{ delivery_id: string }>(FINISH_SQL, [
+      items.map((i) => i.deliveryId),
+      items.map((i) => i.token),
+      items.map((i) => i.outcome.status),
+      items.map((i) => i.outcome.nextAttemptAt),
+      items.map((i) => i.outcome.now),
+      items.map((i) => i.attempt.id),
+      items.map((i) => i.attempt.startedAt),
+      items.map((i) => i.attempt.durationMs),
+      items.map((i) => i.attempt.url),
+      items.map((i) => i.attempt.responseStatus),
+      items.map((i) => i.attempt.responseExcerpt),
+      items.map((i) => i.attempt.error),
+      // As text, cast to json in SQL: the header order the customer wrote is kept.
+      items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
+      items.map((i) => i.exhaustedNotice?.eventId ?? null),
+      items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
+    ]);
+    const recorded = new Set(rows.map((row) => row.delivery_id));
+    return items.map((item) => recorded.has(item.deliveryId));
+  }
+
+  /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
+  async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [now, deliveryId, token],
+    );
+    return rows.length > 0;
+  }
+
+  /** Parks a claimed delivery without an attempt: its webhook is disabled (PRODUCT.md §10). Enabling resumes it. */
+  async pauseClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'paused', lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [now, deliveryId, token],
+    );
+    return rows.length > 0;
+  }
+
+  /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
+  async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
+    const rows = await this.pg.sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
+        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      [dueAt, deliveryId, token],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The queue at `now`, for /metrics: deliveries due and not yet claimed, scheduled for a later
+   * retry, claimed by a worker and paused; how long the oldest due one has waited (0 when
+   * none); and webhooks by state. Reads only unfinished rows, through the queue's partial indexes.
+   */
+  async backlog(now: Date): Promise<DeliveryBacklog> {
+    const [row] = await this.pg.sql<{
+      due: string;
+      scheduled: string;
+      sending: string;
+      paused: string;
+      oldest_due_at: Date | null;
+      active_webhooks: string;
+      disabled_webhooks: string;
+    }>(
+      // One count per partial index of the queue (each holds only its status's rows).
+      `SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1) AS due,
+              (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at > $1) AS scheduled,
+              (SELECT count(*) FROM deliveries WHERE status = 'sending' AND lease_expires_at IS NOT NULL) AS sending,
+              (SELECT count(*) FROM deliveries WHERE status = 'paused' AND application_id IS NOT NULL) AS paused,
+              (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending') AS oldest_due_at,
+              (SELECT count(*) FROM webhooks WHERE state = 'active') AS active_webhooks,
+              (SELECT count(*) FROM webhooks WHERE state = 'disabled') AS disabled_webhooks`,
+      [now],
+    );
+    const oldestDueAt = row?.oldest_due_at ?? null;
+    return {
+      due: Number(row?.due ?? 0),
+      scheduled: Number(row?.scheduled ?? 0),
+      sending: Number(row?.sending ?? 0),
+      paused: Number(row?.paused ?? 0),
+      webhooks: { active: Number(row?.active_webhooks ?? 0), disabled: Number(row?.disabled_webhooks ?? 0) },
+      oldestDueSeconds: oldestDueAt && oldestDueAt <= now ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0,
+    };
+  }
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a <= b ? a : b;
+}
+
+function toContext(row: ContextRow): AttemptContextRecord {
+  return row.destination === 'operational' ? toOperationalContext(row) : toWebhookContext(row);
+}
+
+function eventOf(row: ContextRow): AttemptContextRecord['event'] {
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    applicationId: Number(row.application_id),
+    createdAt: row.event_created_at,
+    payload: row.payload,
+  };
+}
+
+function toWebhookContext(row: ContextRow): AttemptContextRecord {
+  return {
+    deliveryId: row.delivery_id,
+    destination: 'webhook',
+    event: eventOf(row),
+    webhook: row.url === null ? null : toWebhookRecord(row),
+    webhookActive: row.webhook_state !== 'disabled',
+    subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
+    secrets: row.secrets ?? [],
+  };
+}
+
+/**
+ * A notice for the operator's endpoint: its URL, headers and secret, the default retry policy
+ * (PRODUCT.md §10), delivered at least once (as `ensure_delivery`) and never paused (the
+ * application's webhook state is not its business). No endpoint (it was removed): no webhook,
+ * and the attempt cancels the delivery.
+ */
+function toOperationalContext(row: ContextRow): AttemptContextRecord {
+  const headers = typeof row.operational_headers === 'string' ? JSON.parse(row.operational_headers) : row.operational_headers;
+  return {
+    deliveryId: row.delivery_id,
+    destination: 'operational',
+    event: eventOf(row),
+    webhook:
+      row.operational_url === null
+        ? null
+        : {
+            url: row.operational_url,
+            retryEnabled: 1,
+            retryPolicy: { ...DEFAULT_RETRY_POLICY },
+            headers: (headers ?? {}) as Record<string, string>,
+          },
+    webhookActive: true,
+    subscription: { ensureDelivery: true, active: true },
+    secrets: row.operational_secret === null ? [] : [row.operational_secret],
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Per-webhook throttling (PRODUCT.md §10), shared by every worker process through PostgreSQL.
+ * ARCHITECTURE.md ("Throttling") explains the design and the bound it gives.
+ *
+ * A throttled webhook's send slots are `THROTTLE_SPACING / per_second` seconds apart; the next
+ * free one is `webhook_throttles.next_slot_at`, in database time. A claim gives each due delivery
+ * of a throttled webhook the next slot under that row's lock. A slot within the hold horizon is
+ * claimed and the worker holds the delivery until the slot comes; a later slot is reserved: the
+ * delivery stays pending with the slot in `throttle_slot_at` and becomes due again shortly
+ * before it, so a backlog leaves the claim's due range instead of being walked past by every
+ * claim (no head-of-line blocking), and each delivery is rescheduled once.
+ */
+
+/**
+ * Slots are this much further apart than 1 / per_second: an attempt that reaches the receiver
+ * up to 3% of a second after its slot (the worker's timer, the request on the wire) still keeps
+ * every second at or under the limit. The price is 3% of the throughput at the limit.
+ */
+export const THROTTLE_SPACING = 1.03;
+
+/** Slots this close are claimed and held by the worker; later ones are reserved. */
+export const THROTTLE_HORIZON_MS = 150;
+
+/**
+ * A delivery with a reserved slot is due again this long before it. Inside the horizon by a
+ * margin, so the claim that takes it holds it rather than finding it a few milliseconds early
+ * and leaving it waiting again; and early enough that a claim delayed by a busy machine still
+ * comes before the slot has passed.
+ */
+const DUE_BEFORE_SLOT_MS = 100;
+
+/**
+ * A slot is used at most this late. The worker hands back a delivery it could not send by then,
+ * and a reservation this far in the past is dropped for a new slot: a late send would crowd the
+ * next second.
+ */
+export const THROTTLE_LATE_MS = 20;
+
+/**
+ * The claim, for the due deliveries of throttled webhooks the main claim statement left alone
+ * (it never locks webhook_throttles, so webhooks without a throttle never pay for this).
+ * $1 now (the worker's clock), $2 delivery ids, $3 lease token, $4 lease expiry,
+ * $5 hosts this worker has attempts in flight to, $6 how many each, $7 the per-host cap.
+ *
+ * Deliveries are locked SKIP LOCKED and re-checked (another worker may have taken them since);
+ * webhook_throttles rows are locked in application order, so concurrent claims never deadlock.
+ * Per host, no more are held than the worker has room for; the rest keep their reserved slot
+ * and are due again at once. Returns every delivery it touched, held or not, with its slot, and
+ * the database's clock as the statement ends (for the worker to turn slots into its own time).
+ */
+export const CLAIM_THROTTLED_SQL = `
+  WITH clock AS MATERIALIZED (SELECT clock_timestamp() AS at),
+  candidates AS (
+    SELECT d.id, d.application_id, d.next_attempt_at, d.throttle_slot_at, w.destination_host,
+           interval '1 second' * ${THROTTLE_SPACING} / w.throttle_per_second AS spacing
+      FROM deliveries d
+      JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
+     WHERE d.id = ANY($2::text[])
+       AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
+       AND w.throttle_per_second IS NOT NULL AND d.destination = 'webhook'
+       FOR UPDATE OF d SKIP LOCKED
+  ),
+  fresh AS (
+    -- Without a slot it can still use: takes the next ones, oldest first.
+    SELECT c.id, c.application_id, c.spacing, row_number() OVER (PARTITION BY c.application_id ORDER BY c.next_attempt_at, c.id) AS n
+      FROM candidates c, clock
+     WHERE c.throttle_slot_at IS NULL OR c.throttle_slot_at < clock.at - interval '${THROTTLE_LATE_MS} milliseconds'
+  ),
+  needed AS (
+    SELECT application_id, spacing, count(*) AS slots FROM fresh GROUP BY application_id, spacing
+  ),
+  taken AS (
+    INSERT INTO webhook_throttles AS t (application_id, next_slot_at)
+    SELECT n.application_id, clock.at + n.slots * n.spacing FROM needed n, clock ORDER BY n.application_id
+    ON CONFLICT (application_id) DO UPDATE
+       SET next_slot_at = GREATEST(t.next_slot_at, clock_timestamp()) + (EXCLUDED.next_slot_at - (SELECT at FROM clock))
+    RETURNING t.application_id, t.next_slot_at
+  ),
+  slotted AS (
+    SELECT f.id, t.next_slot_at - (n.slots - f.n + 1) * f.spacing AS slot
+      FROM fresh f JOIN needed n USING (application_id) JOIN taken t USING (application_id)
+    UNION ALL
+    SELECT c.id, c.throttle_slot_at FROM candidates c, clock
+     WHERE c.throttle_slot_at >= clock.at - interval '${THROTTLE_LATE_MS} milliseconds'
+  ),
+  decided AS (
+    SELECT s.id, s.slot,
+           s.slot <= clock.at + interval '${THROTTLE_HORIZON_MS} milliseconds'
+             AND row_number() OVER (PARTITION BY c.destination_host ORDER BY s.slot)
+                 <= $7::int - COALESCE(($6::int[])[array_position($5::text[], c.destination_host)], 0) AS hold
+      FROM slotted s JOIN candidates c USING (id), clock
+  )
+  UPDATE deliveries d
+     SET status = CASE WHEN x.hold THEN 'sending'::delivery_status ELSE 'pending'::delivery_status END,
+         lease_token = CASE WHEN x.hold THEN $3::text END,
+         lease_expires_at = CASE WHEN x.hold THEN $4::timestamptz END,
+         next_attempt_at = CASE WHEN x.hold THEN d.next_attempt_at
+                                ELSE $1::timestamptz + (x.slot - interval '${DUE_BEFORE_SLOT_MS} milliseconds' - clock.at) END,
+         throttle_slot_at = CASE WHEN x.hold THEN NULL ELSE x.slot END,
+         updated_at = $1
+    FROM decided x, clock
+   WHERE d.id = x.id
+  RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription, d.next_attempt_at,
+            x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,
+            extract(epoch FROM clock_timestamp()) * 1000 AS database_ms`;
