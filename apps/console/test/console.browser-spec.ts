@@ -314,6 +314,9 @@ describe('the console in Chromium', () => {
       .getByText(/failed attempts? in a row/)
       .waitFor({ timeout: 15_000 });
     await shot('deliveries-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('deliveries-failing-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Why, in the delivery itself: each attempt's response beside the request that was sent, the
     // payload pretty-printed, ids copied, the event one click away — and back.
@@ -738,6 +741,12 @@ describe('the console in Chromium', () => {
       await big.getByRole('region', { name: 'Endpoint disabled' }).getByText('100,000 deliveries paused').waitFor();
       await big.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'paused 100,000' }).waitFor();
       await big.screenshot({ path: path.join(SHOTS, 'big-log-light.png') });
+      await big.emulateMedia({ colorScheme: 'dark' });
+      await big.setViewportSize({ width: 390, height: 844 });
+      await big.screenshot({ path: path.join(SHOTS, 'big-log-dark-390.png') });
+      expect(await pageWidth(big)).toBeLessThanOrEqual(390);
+      await big.setViewportSize({ width: 1280, height: 860 });
+      await big.emulateMedia({ colorScheme: 'light' });
       // The header row and the first page of 25 (at least: a taller window may already have asked for more).
       expect(await big.getByRole('row').count()).toBeGreaterThanOrEqual(26);
       // More on scroll: the next page arrives when the end of the list comes into view.
