@@ -17,6 +17,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { Status } from '../components/Status';
 import { Time } from '../components/Time';
 import { outcomeInWords } from '../lib/outcome';
+import { useMediaQuery } from '../lib/media';
 import { localInputToIso } from '../lib/time';
 import { useApplicationId } from './ApplicationLayout';
 
@@ -48,6 +49,8 @@ export function DeliveriesPage() {
       { replace: true },
     );
   const { names } = useEventTypeNames();
+  const wide = useMediaQuery('(min-width: 641px)');
+  const [showFilters, setShowFilters] = useState(Boolean(event || sinceInput || untilInput));
   const filters = { ...window, status: status || undefined };
   const listQuery = (cursor?: string) =>
     call(
@@ -132,6 +135,7 @@ export function DeliveriesPage() {
 
   const failed = counts.data?.failed ?? 0;
   const filtered = Boolean(status || event || sinceInput || untilInput);
+  const activeFilters = [event, sinceInput, untilInput].filter(Boolean).length;
   return (
     <div className="stack">
       <section className="card" aria-labelledby="log-heading">
@@ -139,30 +143,34 @@ export function DeliveriesPage() {
           <h2 id="log-heading">Delivery log</h2>
           <FindById applicationId={id} />
         </div>
-        <div className="filters">
-          <div className="field">
-            <label htmlFor="filter-event">Event</label>
-            <select id="filter-event" value={event} onChange={(e) => setFilter('event', e.target.value)}>
-              <option value="">any event</option>
-              {names.map((name) => (
-                <option key={name}>{name}</option>
-              ))}
-            </select>
+        {/* On a phone the filters fold away so the rows come first; on a wider screen they are always open. */}
+        <details className="filter-panel" open={wide || showFilters} onToggle={(e) => setShowFilters(e.currentTarget.open)}>
+          <summary>Filters{activeFilters > 0 ? ` (${activeFilters})` : ''}</summary>
+          <div className="filters">
+            <div className="field">
+              <label htmlFor="filter-event">Event</label>
+              <select id="filter-event" value={event} onChange={(e) => setFilter('event', e.target.value)}>
+                <option value="">any event</option>
+                {names.map((name) => (
+                  <option key={name}>{name}</option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="filter-since">Created from</label>
+              <input id="filter-since" type="datetime-local" value={sinceInput} onChange={(e) => setFilter('since', e.target.value)} />
+            </div>
+            <div className="field">
+              <label htmlFor="filter-until">Created before</label>
+              <input id="filter-until" type="datetime-local" value={untilInput} onChange={(e) => setFilter('until', e.target.value)} />
+            </div>
+            {filtered && (
+              <button type="button" className="button subtle" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
+                Clear filters
+              </button>
+            )}
           </div>
-          <div className="field">
-            <label htmlFor="filter-since">Created from</label>
-            <input id="filter-since" type="datetime-local" value={sinceInput} onChange={(e) => setFilter('since', e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="filter-until">Created before</label>
-            <input id="filter-until" type="datetime-local" value={untilInput} onChange={(e) => setFilter('until', e.target.value)} />
-          </div>
-          {filtered && (
-            <button type="button" className="button subtle" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
-              Clear filters
-            </button>
-          )}
-        </div>
+        </details>
         <div className="status-counts" role="group" aria-label="Status">
           <button type="button" aria-pressed={status === ''} onClick={() => setFilter('status', '')}>
             All <span className="count">{counts.data ? counts.data.total.toLocaleString() : '…'}</span>
