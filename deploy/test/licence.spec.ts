@@ -3,12 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { REPOSITORY_ROOT } from './support/layout';
 
-/**
- * Herald is Apache-2.0 (PRODUCT.md §18): the LICENSE file and every package's `license` field.
- * apps/console is being rewritten elsewhere; its package.json gets the field with that work,
- * and this list then empties.
- */
-const LICENCE_FIELD_PENDING = new Set(['@herald/console']);
+/** Herald is Apache-2.0 (PRODUCT.md §18): the LICENSE file and every package's `license` field. */
 
 /** The root and every workspace package's manifest, as pnpm-workspace.yaml lists them (`dir` and `dir/*`). */
 function manifests(): { file: string; manifest: { name: string; license?: string } }[] {
@@ -36,7 +31,7 @@ describe('the licence', () => {
   it('is declared in every package.json of the workspace', () => {
     const all = manifests();
     expect(all.length).toBeGreaterThan(8);
-    const undeclared = all.filter(({ manifest }) => manifest.license !== 'Apache-2.0' && !LICENCE_FIELD_PENDING.has(manifest.name));
+    const undeclared = all.filter(({ manifest }) => manifest.license !== 'Apache-2.0');
     expect(undeclared.map(({ file }) => file)).toEqual([]);
   });
 });

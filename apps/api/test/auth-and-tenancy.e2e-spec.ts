@@ -30,6 +30,7 @@ const TENANT_ROUTES: Route[] = [
   { method: 'post', path: (id) => `/application/${id}/events/batch`, body: { events: [{ event: 'acw_start', payload: {} }] } },
   { method: 'post', path: (id) => `/application/${id}/webhook/test` },
   { method: 'get', path: (id) => `/application/${id}/deliveries` },
+  { method: 'get', path: (id) => `/application/${id}/deliveries/counts` },
   { method: 'get', path: (id) => `/application/${id}/deliveries/dlv_missing` },
   { method: 'post', path: (id) => `/application/${id}/deliveries/dlv_missing/retry` },
   { method: 'post', path: (id) => `/application/${id}/deliveries/recover`, body: { since: '2026-01-01T00:00:00Z' } },
@@ -39,6 +40,7 @@ const TENANT_ROUTES: Route[] = [
   { method: 'post', path: (id) => `/application/${id}/portal_links`, body: {} },
   { method: 'delete', path: (id) => `/application/${id}/portal_links` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
+  { method: 'get', path: (id) => `/application/${id}` },
 ];
 
 const ADMIN_ROUTES: Route[] = [

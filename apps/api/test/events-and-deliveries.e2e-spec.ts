@@ -227,6 +227,8 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
         created_at: expect.any(String),
         attempt_count: 0,
         next_attempt_at: expect.any(String),
+        // Not attempted yet: no outcome to show.
+        last_attempt: null,
       });
       expect(res.body.next_cursor).toBeNull();
     });

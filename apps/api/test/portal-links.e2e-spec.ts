@@ -53,10 +53,14 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'get /events/{event_id}',
     'post /events/{event_id}/replay',
     'get /deliveries',
+    'get /deliveries/counts',
     'get /deliveries/{delivery_id}',
     'post /deliveries/{delivery_id}/retry',
     'post /deliveries/recover',
-  ].map((operation) => operation.replace(' /', ' /application/{application_id}/')),
+  ]
+    .map((operation) => operation.replace(' /', ' /application/{application_id}/'))
+    // The application itself (its name and the link's expiry: the portal's header).
+    .concat('get /application/{application_id}'),
 );
 
 describe('customer portal links (POST/DELETE /application/{id}/portal_links)', () => {

@@ -1,4 +1,7 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider, useNavigate } from 'react-router';
+import { ApiError } from './api/client';
 import { portalLinkFromHash, readSession, type Session } from './api/session';
 import { ErrorMessage } from './components/ErrorMessage';
 import { AdminHome } from './pages/AdminHome';
@@ -8,6 +11,7 @@ import { DeliveriesPage } from './pages/DeliveriesPage';
 import { DeliveryPage } from './pages/DeliveryPage';
 import { EndpointPage } from './pages/EndpointPage';
 import { ErrorCodesPage } from './pages/ErrorCodesPage';
+import { EventPage } from './pages/EventPage';
 import { EventsPage } from './pages/EventsPage';
 import { SignIn } from './pages/SignIn';
 import { SubscriptionsPage } from './pages/SubscriptionsPage';
@@ -34,55 +38,112 @@ function initialSession(): Session | null {
   return readSession();
 }
 
+function SkipLink() {
+  // The hash router would read #main as a route: move the focus by hand instead.
+  return (
+    <a
+      className="skip-link"
+      href="#main"
+      onClick={(event) => {
+        event.preventDefault();
+        document.getElementById('main')?.focus();
+      }}
+    >
+      Skip to content
+    </a>
+  );
+}
+
 function Shell() {
-  const { session, signOut } = useSession();
+  const { session } = useSession();
+  if (!session) return <SignIn />;
+  return session.kind === 'portal' ? <PortalShell /> : <KeyShell />;
+}
+
+function KeyShell() {
+  const { signOut } = useSession();
   const navigate = useNavigate();
   const role = useRole();
-  if (!session) return <SignIn />;
   return (
     <div className="shell">
-      {/* The hash router would read #main as a route: move the focus by hand instead. */}
-      <a
-        className="skip-link"
-        href="#main"
-        onClick={(event) => {
-          event.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
-        Skip to content
-      </a>
+      <SkipLink />
       <header className="topbar">
         <span className="brand">Herald</span>
         <nav aria-label="Main">
-          {session.kind === 'portal' ? (
-            // Without `end`: the link stays marked on every tab of the application.
-            <NavLink to={`/applications/${session.applicationId}`}>Application {session.applicationId}</NavLink>
-          ) : (
-            <NavLink to="/" end>
-              Applications
-            </NavLink>
-          )}
+          <NavLink to="/" end>
+            Applications
+          </NavLink>
           <NavLink to="/error-codes">Error codes</NavLink>
         </nav>
-        <span className="role muted">
-          {role.data === 'admin' ? 'Admin' : role.data === 'account' ? 'Account' : role.data === 'portal' ? 'Portal' : ''}
+        <span className="topbar-end">
+          <span className="role muted">{role.data === 'admin' ? 'Operator' : role.data === 'account' ? 'Account' : ''}</span>
+          <button
+            type="button"
+            className="button subtle"
+            onClick={() => {
+              signOut();
+              navigate('/');
+            }}
+          >
+            Sign out
+          </button>
         </span>
-        <button
-          type="button"
-          className="button subtle"
-          onClick={() => {
-            signOut();
-            navigate('/');
-          }}
-        >
-          Sign out
-        </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {role.isError ? <ErrorMessage error={role.error} /> : role.isPending ? <p className="muted">Loading…</p> : <Outlet />}
+        {/* Only the home page depends on the role: an application's page does not wait for the probe. */}
+        {role.isError ? <ErrorMessage error={role.error} /> : <Outlet />}
       </main>
     </div>
+  );
+}
+
+/**
+ * The customer's page (issue 26 #10): their application only, no operator navigation, no sign
+ * out into an API-key form they cannot use; once the link has expired or been revoked (any
+ * answer 403-02), a page that says so and what to ask for instead of the forms.
+ */
+function PortalShell() {
+  const queryClient = useQueryClient();
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    const isEnd = (error: unknown) => error instanceof ApiError && error.code === '403-02';
+    const stopQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated' && isEnd(event.query.state.error)) setEnded(true);
+    });
+    const stopMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated' && isEnd(event.mutation?.state.error)) setEnded(true);
+    });
+    return () => {
+      stopQueries();
+      stopMutations();
+    };
+  }, [queryClient]);
+  if (ended) return <PortalLinkEnded />;
+  return (
+    <div className="shell">
+      <SkipLink />
+      <header className="topbar portal-bar">
+        <span className="brand">Webhook settings</span>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+function PortalLinkEnded() {
+  return (
+    <main className="sign-in" id="main">
+      <section className="card narrow" aria-labelledby="ended-heading">
+        <h1 id="ended-heading">This link no longer works</h1>
+        <p>
+          It has expired or was withdrawn: links to this page work for a limited time, and the team that sent it can withdraw one at any
+          moment.
+        </p>
+        <p>Ask the team that sent it to you for a new link. Nothing was changed, and your webhook keeps receiving events.</p>
+      </section>
+    </main>
   );
 }
 
@@ -90,6 +151,7 @@ function Home() {
   const { session } = useSession();
   const role = useRole();
   if (session?.kind === 'portal') return <Navigate to={`/applications/${session.applicationId}/webhook`} replace />;
+  if (role.isPending) return <p className="loading">Loading…</p>;
   return role.data === 'admin' ? <AdminHome /> : <AccountHome />;
 }
 
@@ -110,6 +172,7 @@ const router = createHashRouter([
           { path: 'deliveries', element: <DeliveriesPage /> },
           { path: 'deliveries/:deliveryId', element: <DeliveryPage /> },
           { path: 'events', element: <EventsPage /> },
+          { path: 'events/:eventId', element: <EventPage /> },
           { path: 'endpoint', element: <EndpointPage /> },
         ],
       },

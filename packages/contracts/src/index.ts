@@ -20,3 +20,4 @@ export * from './common/envelope';
 export * from './webhook-health/webhook-status.dto';
 export * from './operational-webhook/operational-webhook.dto';
 export * from './portal-links/portal-link.dto';
+export * from './applications/application-overview.dto';

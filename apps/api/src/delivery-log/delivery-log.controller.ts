@@ -1,4 +1,6 @@
 import {
+  DeliveryCountsQuery,
+  DeliveryCountsResponse,
   DeliveryListResponse,
   DeliveryQuery,
   DeliveryRecoverResponse,
@@ -23,11 +25,27 @@ export class DeliveryLogController {
   constructor(private readonly deliveries: DeliveryLogService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List deliveries', description: 'Newest first, filtered by status and event, paged with a cursor.' })
+  @ApiOperation({
+    summary: 'List deliveries',
+    description:
+      'Newest first, filtered by status, event and creation time, paged with a cursor; each with the outcome of its latest attempt.',
+  })
   @ApiOkResponse({ type: DeliveryListResponse })
   async list(@OwnedApplication() scope: ApplicationScope, @Query() query: DeliveryQuery): Promise<DeliveryListResponse> {
     const found = await this.deliveries.list(scope, query);
     return page(found.items, found.nextCursor);
+  }
+
+  // A static segment: the router matches it before ':delivery_id' (no delivery id is "counts").
+  @Get('counts')
+  @ApiOperation({
+    summary: 'Count deliveries by status',
+    description:
+      'How many deliveries are in each status, with the log’s filters (event type, created in [since, until)): the status counts of a filtered log, and how many failed deliveries a recover of the same window would queue.',
+  })
+  @ApiOkResponse({ type: DeliveryCountsResponse })
+  async counts(@OwnedApplication() scope: ApplicationScope, @Query() query: DeliveryCountsQuery): Promise<DeliveryCountsResponse> {
+    return ok(await this.deliveries.counts(scope, query));
   }
 
   @Post('recover')

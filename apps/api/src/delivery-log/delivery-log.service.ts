@@ -3,7 +3,10 @@ import {
   AppError,
   quoteInput,
   DEFAULT_PAGE_SIZE,
+  DeliveryCountsDto,
+  DeliveryCountsQuery,
   DeliveryDto,
+  DeliveryLogEntryDto,
   DeliveryQuery,
   DeliverySummaryDto,
   RecoverDeliveriesRequest,
@@ -19,14 +22,40 @@ export class DeliveryLogService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async list(scope: ApplicationScope, query: DeliveryQuery): Promise<Page<DeliverySummaryDto>> {
+  async list(scope: ApplicationScope, query: DeliveryQuery): Promise<Page<DeliveryLogEntryDto>> {
     const page = await this.deliveries.list(
       scope,
-      { status: query.status, eventType: query.event },
+      { status: query.status, eventType: query.event, ...timeRange(query) },
       query.limit ?? DEFAULT_PAGE_SIZE,
       query.cursor ?? null,
     );
-    return { items: page.items.map(toSummary), nextCursor: page.nextCursor };
+    const last = await this.deliveries.lastAttempts(
+      scope,
+      page.items.filter((delivery) => delivery.attemptCount > 0).map((delivery) => delivery.id),
+    );
+    const items = page.items.map((delivery): DeliveryLogEntryDto => {
+      const attempt = last.get(delivery.id);
+      return {
+        ...toSummary(delivery),
+        last_attempt: attempt
+          ? { started_at: attempt.startedAt.toISOString(), response_status: attempt.responseStatus, error: attempt.error }
+          : null,
+      };
+    });
+    return { items, nextCursor: page.nextCursor };
+  }
+
+  async counts(scope: ApplicationScope, query: DeliveryCountsQuery): Promise<DeliveryCountsDto> {
+    const found = await this.deliveries.countByStatus(scope, { eventType: query.event, ...timeRange(query) });
+    const counts = {
+      pending: found.pending ?? 0,
+      sending: found.sending ?? 0,
+      paused: found.paused ?? 0,
+      succeeded: found.succeeded ?? 0,
+      failed: found.failed ?? 0,
+      cancelled: found.cancelled ?? 0,
+    };
+    return { ...counts, total: Object.values(counts).reduce((sum, n) => sum + n, 0) };
   }
 
   async get(scope: ApplicationScope, id: string): Promise<DeliveryDto> {
@@ -90,6 +119,14 @@ function toSummary(delivery: DeliveryRecord): DeliverySummaryDto {
     created_at: delivery.createdAt.toISOString(),
     attempt_count: delivery.attemptCount,
     next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+/** The log's optional [since, until) window, as dates. */
+function timeRange(query: { since?: string; until?: string }): { since?: Date; until?: Date } {
+  return {
+    ...(query.since === undefined ? {} : { since: new Date(query.since) }),
+    ...(query.until === undefined ? {} : { until: new Date(query.until) }),
   };
 }
 

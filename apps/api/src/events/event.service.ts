@@ -103,7 +103,12 @@ export class EventService {
   }
 
   async list(scope: ApplicationScope, query: EventQuery): Promise<Page<EventSummaryDto>> {
-    const found = await this.eventLog.list(scope, { eventType: query.event }, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+    const found = await this.eventLog.list(
+      scope,
+      { eventType: query.event, idempotencyKey: query.idempotency_key },
+      query.limit ?? DEFAULT_PAGE_SIZE,
+      query.cursor ?? null,
+    );
     return { items: found.items.map(toSummary), nextCursor: found.nextCursor };
   }
 

@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, call } from '../api/client';
+import { plural, useWebhookStatus } from '../api/queries';
 import { ErrorMessage } from './ErrorMessage';
 
 /** The query key of GET /applications: what to invalidate once an application is created. */
@@ -31,7 +32,10 @@ export function ApplicationList({ accountNames, empty }: { accountNames?: Readon
               <Link to={`/applications/${app.id}/webhook`}>
                 <span className="app-id">Application {app.id}</span> <span>{app.name}</span>
               </Link>
-              {accountNames && <span className="muted">{accountNames.get(app.account_id) ?? app.account_id}</span>}
+              <span className="app-meta">
+                <EndpointBadge applicationId={app.id} />
+                {accountNames && <span className="muted">{accountNames.get(app.account_id) ?? app.account_id}</span>}
+              </span>
             </li>
           ))}
         </ul>
@@ -43,4 +47,16 @@ export function ApplicationList({ accountNames, empty }: { accountNames?: Readon
       )}
     </>
   );
+}
+
+/** Trouble on the list itself (issue 26 #3): a disabled or failing endpoint, or none yet. Nothing when all is well. */
+function EndpointBadge({ applicationId }: { applicationId: number }) {
+  const status = useWebhookStatus(applicationId);
+  const s = status.data;
+  if (s === null) return <span className="badge badge-neutral">no webhook</span>;
+  if (!s) return null;
+  if (s.state === 'disabled') return <span className="badge badge-danger">endpoint disabled</span>;
+  if (s.consecutive_failures > 0)
+    return <span className="badge badge-warning">failing: {plural(s.consecutive_failures, 'failure')} in a row</span>;
+  return null;
 }

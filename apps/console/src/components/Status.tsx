@@ -4,8 +4,3 @@ import type { Schemas } from '../api/client';
 export function Status({ status }: { status: Schemas['DeliverySummaryDto']['status'] }) {
   return <span className={`status status-${status}`}>{status}</span>;
 }
-
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-}

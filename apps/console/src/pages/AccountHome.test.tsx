@@ -44,10 +44,22 @@ describe("an account key's applications (GET /applications)", () => {
 
   it('lists them as links by id, pages on with the cursor, and opens one', async () => {
     const user = userEvent.setup();
-    answer = (url) =>
-      url.searchParams.get('cursor') === '42'
+    const health = { disabled_at: null, disabled_reason: null, failing_since: null, last_success_at: null };
+    answer = (url) => {
+      // Each application's endpoint state, for the list's trouble badges.
+      if (url.pathname === '/application/7/webhook/status')
+        return json(200, {
+          success: true,
+          data: { ...health, state: 'active', failing_since: '2026-11-25T10:00:00Z', consecutive_failures: 90 },
+        });
+      if (url.pathname === '/application/42/webhook/status')
+        return json(404, { success: false, error: { code: '404-02', message: 'Webhook not configured.' }, request_id: 'r' });
+      if (url.pathname === '/application/57/webhook/status')
+        return json(200, { success: true, data: { ...health, state: 'disabled', disabled_reason: 'manual', consecutive_failures: 0 } });
+      return url.searchParams.get('cursor') === '42'
         ? json(200, { success: true, data: [application(57, 'Billing')], next_cursor: null })
         : json(200, { success: true, data: [application(7, 'Sales US'), application(42, 'Support EU')], next_cursor: '42' });
+    };
     renderPage();
 
     expect((await screen.findByRole('link', { name: /Application 7\b/ })).textContent).toBe('Application 7 Sales US');
@@ -56,7 +68,11 @@ describe("an account key's applications (GET /applications)", () => {
     await user.click(screen.getByRole('button', { name: 'More applications' }));
     await screen.findByRole('link', { name: /Application 57\b/ });
     expect(screen.queryByRole('button', { name: 'More applications' })).toBeNull();
-    expect(requests).toEqual([
+    // Trouble shows on the list itself, and nothing when all is well.
+    await screen.findByText('failing: 90 failures in a row');
+    await screen.findByText('no webhook');
+    await screen.findByText('endpoint disabled');
+    expect(requests.filter((r) => r.url.startsWith('GET /applications'))).toEqual([
       { url: 'GET /applications?limit=50', authorization: 'hk_account' },
       { url: 'GET /applications?limit=50&cursor=42', authorization: 'hk_account' },
     ]);

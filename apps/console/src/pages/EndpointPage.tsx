@@ -2,14 +2,39 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError, call } from '../api/client';
+import { countsKey, plural, useDeliveryCounts, useWebhookStatus, webhookStatusKey } from '../api/queries';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { CopyButton } from '../components/CopyButton';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { formatTime } from '../components/Status';
+import { Status } from '../components/Status';
+import { Time } from '../components/Time';
+import { outcomeInWords } from '../lib/outcome';
 import { useApplicationId } from './ApplicationLayout';
+import { useDelivery } from './DeliveryPage';
 
 export function EndpointPage() {
   const id = useApplicationId();
+  const status = useWebhookStatus(id);
+  if (status.isPending)
+    return (
+      <p className="loading" role="status">
+        Loading…
+      </p>
+    );
+  // Without a webhook every action here would fail with 404-02 (issue 26 #11): say what to do instead.
+  if (status.data === null) {
+    return (
+      <section className="card" aria-labelledby="no-webhook-heading">
+        <h2 id="no-webhook-heading">No webhook yet</h2>
+        <p>The test event, the endpoint's health, its rate limit and its signing secret all belong to the webhook.</p>
+        <Link className="button primary" to={`/applications/${id}/webhook`}>
+          Configure the webhook
+        </Link>
+      </section>
+    );
+  }
   return (
-    <div className="columns">
+    <div className="columns endpoint-grid">
       <TestEvent applicationId={id} />
       <Health applicationId={id} />
       <Throttle applicationId={id} />
@@ -31,24 +56,41 @@ function TestEvent({ applicationId }: { applicationId: number }) {
         Send test event
       </button>
       <ErrorMessage error={send.error} />
-      {send.data && (
-        <p className="ok" role="status">
-          Sent <code>{send.data.data.id}</code>.{' '}
-          {delivery && <Link to={`/applications/${applicationId}/deliveries/${delivery}`}>Follow its delivery</Link>}
+      {delivery && <TestOutcome key={delivery} applicationId={applicationId} deliveryId={delivery} />}
+    </section>
+  );
+}
+
+/** Whether the test event arrived, followed live (issue 26 #11: a bare link said nothing). */
+function TestOutcome({ applicationId, deliveryId }: { applicationId: number; deliveryId: string }) {
+  const delivery = useDelivery(applicationId, deliveryId);
+  const d = delivery.data?.data;
+  const last = d?.attempts.at(-1) ?? null;
+  const words = outcomeInWords(last);
+  return (
+    <div className="test-outcome" role="status">
+      {!d || d.status === 'pending' || d.status === 'sending' ? (
+        <p>{words ? `Last try: ${words}. Retrying…` : 'Sending the test event…'}</p>
+      ) : d.status === 'succeeded' ? (
+        <p className="ok">
+          Delivered: {words}
+          {last ? ` in ${last.duration_ms} ms` : ''}.
+        </p>
+      ) : (
+        <p>
+          <Status status={d.status} /> {d.status === 'paused' ? 'Paused: the endpoint is disabled.' : words ? `${words}.` : ''}
         </p>
       )}
-    </section>
+      <Link to={`/applications/${applicationId}/deliveries/${deliveryId}`}>Open the test delivery</Link>
+    </div>
   );
 }
 
 function Health({ applicationId }: { applicationId: number }) {
   const queryClient = useQueryClient();
   const path = { params: { path: { application_id: applicationId } } };
-  const status = useQuery({
-    queryKey: ['webhook-status', applicationId],
-    queryFn: () => call(api.GET('/application/{application_id}/webhook/status', path)),
-    refetchInterval: 10_000,
-  });
+  const status = useWebhookStatus(applicationId, { poll: true });
+  const counts = useDeliveryCounts(applicationId);
   const toggle = useMutation({
     mutationFn: (enable: boolean) =>
       call(
@@ -56,37 +98,62 @@ function Health({ applicationId }: { applicationId: number }) {
           ? api.POST('/application/{application_id}/webhook/enable', path)
           : api.POST('/application/{application_id}/webhook/disable', path),
       ),
-    onSuccess: (res) => queryClient.setQueryData(['webhook-status', applicationId], res),
+    onSuccess: (res) => {
+      queryClient.setQueryData(webhookStatusKey(applicationId), res.data);
+      void queryClient.invalidateQueries({ queryKey: countsKey(applicationId) });
+    },
   });
-  if (status.error instanceof ApiError && status.error.code === '404-02') return null;
-  const s = status.data?.data;
+  const s = status.data;
+  const waiting = counts.data ? counts.data.pending : undefined;
   return (
     <section className="card" aria-labelledby="health-heading">
       <h2 id="health-heading">Endpoint health</h2>
-      <ErrorMessage error={status.error ?? toggle.error} />
+      <ErrorMessage error={status.error} />
       {s && (
         <>
           <p>
             State: <span className={`status status-${s.state === 'active' ? 'succeeded' : 'paused'}`}>{s.state}</span>
-            {s.disabled_reason && <span className="muted"> ({s.disabled_reason})</span>}
+            {s.state === 'active' && s.consecutive_failures > 0 && <span className="status status-failed">failing</span>}
           </p>
           <dl className="facts">
             <dt>Last success</dt>
-            <dd>{formatTime(s.last_success_at)}</dd>
+            <dd>
+              <Time iso={s.last_success_at} empty="never" />
+            </dd>
             <dt>Failing since</dt>
-            <dd>{formatTime(s.failing_since)}</dd>
+            <dd>
+              <Time iso={s.failing_since} empty="not failing" />
+            </dd>
             <dt>Failures in a row</dt>
             <dd>{s.consecutive_failures}</dd>
           </dl>
           {s.state === 'active' ? (
-            <button type="button" className="button subtle danger" onClick={() => toggle.mutate(false)}>
+            <ConfirmButton
+              title="Disable the endpoint?"
+              body={
+                <p>
+                  Herald stops sending to this webhook.{' '}
+                  {waiting === undefined
+                    ? 'Waiting deliveries'
+                    : waiting === 0
+                      ? 'New deliveries'
+                      : `${plural(waiting, 'waiting delivery', 'waiting deliveries')} and new ones`}{' '}
+                  are paused — kept, not dropped — until you enable it again.
+                </p>
+              }
+              confirm="Disable endpoint"
+              onConfirm={() => toggle.mutateAsync(false)}
+              pending={toggle.isPending}
+              error={toggle.error}
+            >
               Disable endpoint
-            </button>
+            </ConfirmButton>
           ) : (
-            <button type="button" className="button" onClick={() => toggle.mutate(true)}>
+            <button type="button" className="button primary" disabled={toggle.isPending} onClick={() => toggle.mutate(true)}>
               Enable endpoint
             </button>
           )}
+          {s.state !== 'active' && <ErrorMessage error={toggle.error} />}
         </>
       )}
     </section>
@@ -163,8 +230,8 @@ function Secret({ applicationId }: { applicationId: number }) {
   const queryClient = useQueryClient();
   const path = { params: { path: { application_id: applicationId } } };
   const [revealed, setRevealed] = useState(false);
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
+  const cancelRotate = useRef<HTMLButtonElement>(null);
   const secret = useQuery({
     queryKey: ['secret', applicationId],
     queryFn: () => call(api.GET('/application/{application_id}/webhook/secret', path)),
@@ -195,31 +262,17 @@ function Secret({ applicationId }: { applicationId: number }) {
         <button type="button" className="button subtle" onClick={() => setRevealed((r) => !r)}>
           {revealed ? 'Hide secret' : 'Reveal secret'}
         </button>
+        {revealed && value && <CopyButton value={value} what="signing secret" size="regular" />}
         <button
           type="button"
-          className="button subtle"
-          disabled={!revealed || !value}
+          className="button danger"
           onClick={() => {
-            // No clipboard on plain http (other than localhost), and none in a frame not allowed
-            // clipboard-write (an embedded portal): say so, the revealed secret can still be selected.
-            if (!value) return;
-            if (!navigator.clipboard) return setCopied('no');
-            navigator.clipboard.writeText(value).then(
-              () => setCopied('yes'),
-              () => setCopied('no'),
-            );
+            dialog.current?.showModal();
+            cancelRotate.current?.focus();
           }}
         >
-          Copy secret
-        </button>
-        <button type="button" className="button danger" onClick={() => dialog.current?.showModal()}>
           Rotate secret
         </button>
-        {copied && (
-          <span className={copied === 'yes' ? 'ok' : 'muted'} role="status">
-            {copied === 'yes' ? 'Copied.' : 'This browser does not allow copying here: select the secret and copy it.'}
-          </span>
-        )}
         {rotate.isSuccess && (
           <span className="ok" role="status">
             Rotated.
@@ -236,7 +289,7 @@ function Secret({ applicationId }: { applicationId: number }) {
             Yes, rotate
           </button>
           {/* The safe choice has the focus when the dialog opens. */}
-          <button type="button" className="button subtle" autoFocus onClick={() => dialog.current?.close()}>
+          <button ref={cancelRotate} type="button" className="button subtle" onClick={() => dialog.current?.close()}>
             Cancel
           </button>
         </div>

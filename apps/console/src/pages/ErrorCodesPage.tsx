@@ -19,7 +19,7 @@ export function ErrorCodesPage() {
         <tbody>
           {codes.data?.data.map((c) => (
             <tr key={c.code}>
-              <td>
+              <td className="nowrap">
                 <code>{c.code}</code>
               </td>
               <td>{c.message}</td>

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { api, ApiError, call, type Schemas } from '../api/client';
+import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApplicationId } from './ApplicationLayout';
 
@@ -46,60 +48,79 @@ export function SubscriptionsPage() {
     onSuccess: done,
   });
   if (subscriptions.error instanceof ApiError && subscriptions.error.code === '404-02') {
-    return <p className="notice">Configure the webhook first: subscriptions belong to it.</p>;
+    return (
+      <p className="notice">
+        Configure the webhook first: subscriptions belong to it. <Link to={`/applications/${id}/webhook`}>Configure the webhook</Link>
+      </p>
+    );
   }
   const current = Object.entries(subscriptions.data?.subscriptions ?? {});
   const available = (catalogue.data?.data ?? []).filter((type) => !(subscriptions.data?.subscriptions ?? {})[type.name]);
   return (
     <section className="card" aria-labelledby="subs-heading">
       <h2 id="subs-heading">Subscriptions</h2>
-      <ErrorMessage error={subscriptions.error ?? catalogue.error ?? upsert.error ?? remove.error} />
+      <ErrorMessage error={subscriptions.error ?? catalogue.error ?? upsert.error} />
       {current.length === 0 && subscriptions.isSuccess && (
         <p className="muted">No subscriptions yet: this webhook receives only test events.</p>
       )}
       {current.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Ensure delivery</th>
-              <th scope="col">Active</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {current.map(([event, flags]) => (
-              <tr key={event}>
-                <td>
-                  <code>{event}</code>
-                </td>
-                <td>
-                  <FlagToggle
-                    key={`ensure-${refusals}`}
-                    label={`Ensure delivery of ${event}`}
-                    value={flags.ensure_delivery}
-                    onChange={(checked) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: checked } })}
-                  />
-                </td>
-                <td>
-                  <FlagToggle
-                    key={`active-${refusals}`}
-                    label={`${event} active`}
-                    value={flags.active}
-                    onChange={(checked) => upsert.mutate({ event, flags: { ...flags, active: checked } })}
-                  />
-                </td>
-                <td>
-                  <button type="button" className="button subtle danger" onClick={() => remove.mutate(event)}>
-                    Delete<span className="visually-hidden"> subscription {event}</span>
-                  </button>
-                </td>
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Subscription list">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Ensure delivery</th>
+                <th scope="col">Active</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {current.map(([event, flags]) => (
+                <tr key={event}>
+                  <td>
+                    <code>{event}</code>
+                  </td>
+                  <td>
+                    <FlagToggle
+                      key={`ensure-${refusals}`}
+                      label={`Ensure delivery of ${event}`}
+                      value={flags.ensure_delivery}
+                      onChange={(checked) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: checked } })}
+                    />
+                  </td>
+                  <td>
+                    <FlagToggle
+                      key={`active-${refusals}`}
+                      label={`${event} active`}
+                      value={flags.active}
+                      onChange={(checked) => upsert.mutate({ event, flags: { ...flags, active: checked } })}
+                    />
+                  </td>
+                  <td>
+                    <ConfirmButton
+                      className="button subtle danger small"
+                      label={`subscription ${event}`}
+                      title={`Delete the subscription to ${event}?`}
+                      body={
+                        <p>
+                          New {event} events are no longer sent to this webhook, and its {event} deliveries still waiting are cancelled.
+                        </p>
+                      }
+                      confirm="Delete subscription"
+                      onConfirm={() => remove.mutateAsync(event)}
+                      pending={remove.isPending}
+                      error={remove.variables === event ? remove.error : null}
+                    >
+                      Delete
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <form
         className="inline-form"

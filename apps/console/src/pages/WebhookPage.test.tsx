@@ -1,7 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes } from 'react-router';
+import { act } from 'react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebhookPage } from './WebhookPage';
 
@@ -38,15 +39,16 @@ describe('the webhook form against the API', () => {
 
   function renderPage() {
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    // A data router, as the console's: the form asks before being left (useBlocker needs one).
+    const router = createMemoryRouter([{ path: '/applications/:applicationId/webhook', element: <WebhookPage /> }], {
+      initialEntries: ['/applications/42/webhook'],
+    });
     render(
       <QueryClientProvider client={client}>
-        <MemoryRouter initialEntries={['/applications/42/webhook']}>
-          <Routes>
-            <Route path="/applications/:applicationId/webhook" element={<WebhookPage />} />
-          </Routes>
-        </MemoryRouter>
+        <RouterProvider router={router} />
       </QueryClientProvider>,
     );
+    return client;
   }
 
   it("shows each of the API's details beside its field, then saves once fixed", async () => {
@@ -109,5 +111,28 @@ describe('the webhook form against the API', () => {
     await user.click(screen.getByRole('checkbox', { name: 'Retry failed deliveries' }));
     expect(screen.getByText('One attempt, no retries.')).toBeTruthy();
     expect(requests.filter((r) => r.method === 'PUT')).toEqual([]);
+  });
+
+  it('keeps what is being typed when the stored webhook is read again, and drops an old error once edited', async () => {
+    const user = userEvent.setup();
+    answerPut = () =>
+      json(400, {
+        success: false,
+        error: { code: '400-02', message: 'Validation failed.', details: [{ field: 'url', message: 'url is bad' }] },
+        request_id: 'r',
+      });
+    const client = renderPage();
+    const url = await screen.findByRole('textbox', { name: 'Target URL' });
+    await user.type(url, 'https://example.com/typed');
+    // A refetch hands the form a new copy of the stored configuration: it used to reset the form.
+    await act(() => client.invalidateQueries({ queryKey: ['webhook', 42] }));
+    await waitFor(() => expect(requests.filter((r) => r.method === 'GET')).toHaveLength(2));
+    expect((url as HTMLInputElement).value).toBe('https://example.com/typed');
+
+    await user.click(screen.getByRole('button', { name: 'Save webhook' }));
+    await screen.findByRole('alert');
+    await user.type(url, '/more');
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    expect((url as HTMLInputElement).value).toBe('https://example.com/typed/more');
   });
 });

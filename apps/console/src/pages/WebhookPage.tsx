@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Controller, useForm, type FieldPath } from 'react-hook-form';
 import { api, ApiError, call, type Schemas } from '../api/client';
+import { webhookStatusKey } from '../api/queries';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { LeaveGuard } from '../components/LeaveGuard';
 import { HeaderEditor, rowsFromMap, rowsToMap, type HeaderRow } from '../components/HeaderEditor';
 import { SchedulePreview } from '../components/SchedulePreview';
 import { fieldErrors } from '../lib/field-errors';
@@ -58,11 +60,17 @@ export function WebhookPage() {
       }
     },
   });
-  if (webhook.isPending) return <p className="muted">Loading…</p>;
+  // One object per stored configuration, not per render: the form resets only when what is
+  // stored changes (a re-render or a click on the active tab used to reset it: issue 26 #5).
+  const initial = useMemo(() => (webhook.data ? toForm(webhook.data) : webhook.data === null ? DEFAULTS : undefined), [webhook.data]);
+  if (webhook.isPending || !initial)
+    return (
+      <p className="loading" role="status">
+        Loading the webhook…
+      </p>
+    );
   if (webhook.isError) return <ErrorMessage error={webhook.error} />;
-  return (
-    <WebhookForm key={id} applicationId={id} initial={webhook.data ? toForm(webhook.data) : DEFAULTS} exists={webhook.data !== null} />
-  );
+  return <WebhookForm key={id} applicationId={id} initial={initial} exists={webhook.data !== null} />;
 }
 
 function WebhookForm({ applicationId, initial, exists }: { applicationId: number; initial: WebhookFormValues; exists: boolean }) {
@@ -72,7 +80,9 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
   const { register, handleSubmit, control, watch, setError, clearErrors, formState, reset } = useForm<WebhookFormValues>({
     defaultValues: initial,
   });
-  useEffect(() => reset(initial), [initial, reset]);
+  // A newer stored configuration (saved here, or elsewhere and refetched) updates the untouched
+  // fields; what the user is editing stays as typed.
+  useEffect(() => reset(initial, { keepDirtyValues: true }), [initial, reset]);
   const save = useMutation({
     mutationFn: (values: WebhookFormValues) => {
       const body: Schemas['UpsertWebhookRequest'] = {
@@ -90,7 +100,10 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
     },
     onSuccess: (res) => {
       setSaved(true);
+      // What was typed is now what is stored: nothing left to lose.
+      reset(toForm(res.data));
       queryClient.setQueryData(['webhook', applicationId], res.data);
+      void queryClient.invalidateQueries({ queryKey: webhookStatusKey(applicationId) });
       void queryClient.invalidateQueries({ queryKey: ['subscriptions', applicationId] });
     },
     onError: (error) => {
@@ -100,6 +113,17 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
       setOtherErrors(other);
     },
   });
+  // Editing again retires the last save's message or error: an old banner must not stay.
+  const { reset: resetSave } = save;
+  useEffect(() => {
+    const subscription = watch((_, { type }) => {
+      if (type !== 'change') return;
+      setSaved(false);
+      setOtherErrors([]);
+      resetSave();
+    });
+    return () => subscription.unsubscribe();
+  }, [watch, resetSave]);
   const retryEnabled = watch('retry_enabled');
   const retry = watch('retry_config');
   const errors = formState.errors;
@@ -145,6 +169,8 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
         : 'Ignored for fixed.';
   return (
     <div className="webhook-layout">
+      {/* Mounted only while there is something to lose: a blocker in place warns on every hash change. */}
+      {formState.isDirty && !save.isPending && <LeaveGuard what="the webhook" />}
       <form className="card" onSubmit={handleSubmit((v) => save.mutate(v))} noValidate aria-labelledby="webhook-heading">
         <h2 id="webhook-heading">{exists ? 'Webhook' : 'Configure the webhook'}</h2>
         <div className="field">

@@ -15,9 +15,71 @@ export class DeliveryQuery extends EventFilteredPageQuery {
   })
   status?: DeliveryStatus;
 
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-11-23T04:00:00Z',
+    description: 'Only deliveries created at or after this time.',
+  })
+  @ValidateIf((query: DeliveryQuery) => query.since !== undefined)
+  @IsISO8601({ strict: true }, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: 'since must be an ISO-8601 date or date-time' })
+  since?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-11-23T10:00:00Z', description: 'Only deliveries created before this time.' })
+  @ValidateIf((query: DeliveryQuery) => query.until !== undefined)
+  @IsISO8601({ strict: true }, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: 'until must be an ISO-8601 date or date-time' })
+  until?: string;
+
   @IsCursor(idPattern('dlv'), 'a delivery id')
   cursor?: string;
 }
+
+/** The filters of the delivery log without paging: what GET …/deliveries/counts counts. */
+export class DeliveryCountsQuery {
+  @ApiPropertyOptional({ example: 'acw_start' })
+  @ValidateIf((query: DeliveryCountsQuery) => query.event !== undefined)
+  @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
+  @MaxLength(EVENT_TYPE_NAME_MAX_LENGTH, coded({ errorKind: 'INVALID_PARAMETER' }))
+  event?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-11-23T04:00:00Z',
+    description: 'Only deliveries created at or after this time.',
+  })
+  @ValidateIf((query: DeliveryCountsQuery) => query.since !== undefined)
+  @IsISO8601({ strict: true }, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: 'since must be an ISO-8601 date or date-time' })
+  since?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-11-23T10:00:00Z', description: 'Only deliveries created before this time.' })
+  @ValidateIf((query: DeliveryCountsQuery) => query.until !== undefined)
+  @IsISO8601({ strict: true }, { ...coded({ errorKind: 'INVALID_PARAMETER' }), message: 'until must be an ISO-8601 date or date-time' })
+  until?: string;
+}
+
+export class DeliveryCountsDto {
+  @ApiProperty({ type: 'integer', example: 3 })
+  pending!: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  sending!: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  paused!: number;
+
+  @ApiProperty({ type: 'integer', example: 1200 })
+  succeeded!: number;
+
+  @ApiProperty({ type: 'integer', example: 14 })
+  failed!: number;
+
+  @ApiProperty({ type: 'integer', example: 2 })
+  cancelled!: number;
+
+  @ApiProperty({ type: 'integer', example: 1219, description: 'Every delivery the filters match.' })
+  total!: number;
+}
+
+export class DeliveryCountsResponse extends EnvelopeOf(DeliveryCountsDto) {}
 
 export class DeliveryAttemptDto {
   @ApiProperty({ type: 'integer', example: 1 })
@@ -89,6 +151,24 @@ export class DeliverySummaryDto {
   next_attempt_at!: string | null;
 }
 
+/** What the latest attempt of a delivery got: the log says why without opening the delivery. */
+export class DeliveryLastAttemptDto {
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 502 })
+  response_status!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, enum: ATTEMPT_ERRORS, description: 'Why no answer came; null when the receiver answered.' })
+  error!: string | null;
+}
+
+/** A row of the delivery log: the delivery and the outcome of its latest attempt. */
+export class DeliveryLogEntryDto extends DeliverySummaryDto {
+  @ApiProperty({ type: DeliveryLastAttemptDto, nullable: true, description: 'null before the first attempt.' })
+  last_attempt!: DeliveryLastAttemptDto | null;
+}
+
 export class DeliveryDto extends DeliverySummaryDto {
   @ApiProperty({ type: [DeliveryAttemptDto] })
   attempts!: DeliveryAttemptDto[];
@@ -98,7 +178,7 @@ export class DeliveryResponse extends EnvelopeOf(DeliveryDto) {}
 
 export class DeliveryRetryResponse extends EnvelopeOf(DeliverySummaryDto) {}
 
-export class DeliveryListResponse extends PageOf(DeliverySummaryDto) {}
+export class DeliveryListResponse extends PageOf(DeliveryLogEntryDto) {}
 
 export class RecoverDeliveriesRequest {
   @ApiProperty({ format: 'date-time', example: '2026-11-23T04:00:00Z', description: 'Failed deliveries created at or after this time…' })

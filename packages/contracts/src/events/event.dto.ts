@@ -107,6 +107,16 @@ export class EventFilteredPageQuery extends PageQuery {
 }
 
 export class EventQuery extends EventFilteredPageQuery {
+  @ApiPropertyOptional({
+    example: 'call-c-9001-acw',
+    maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+    description: 'Only the events published with this idempotency key (a look-up: it reads the application’s events until found).',
+  })
+  @ValidateIf((query: EventQuery) => query.idempotency_key !== undefined)
+  @IsString(coded({ errorKind: 'INVALID_PARAMETER' }))
+  @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH, coded({ errorKind: 'INVALID_PARAMETER' }))
+  idempotency_key?: string;
+
   @IsCursor(idPattern('evt'), 'an event id')
   cursor?: string;
 }

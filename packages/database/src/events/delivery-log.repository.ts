@@ -68,7 +68,7 @@ export class DeliveryLogRepository {
    */
   async list(
     scope: ApplicationScope,
-    filter: { status?: DeliveryStatus; eventType?: string },
+    filter: { status?: DeliveryStatus; eventType?: string; since?: Date; until?: Date },
     limit: number,
     before: string | null,
   ): Promise<Page<DeliveryRecord>> {
@@ -78,6 +78,8 @@ export class DeliveryLogRepository {
     const conditions = ['application_id = $1', "destination = 'webhook'"];
     if (filter.status) conditions.push(`status = $${values.push(filter.status)}::delivery_status`);
     if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
+    if (filter.since) conditions.push(`created_at >= $${values.push(filter.since)}`);
+    if (filter.until) conditions.push(`created_at < $${values.push(filter.until)}`);
     if (before) conditions.push(`id < $${values.push(before)}`);
     const rows = await this.pg.sql<DeliveryRecord>(
       `SELECT ${deliveryColumns('deliveries')}
@@ -89,6 +91,45 @@ export class DeliveryLogRepository {
     );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  /**
+   * The latest attempt of each of these deliveries (one page of the log), through the
+   * (delivery_id, number) unique index: the log shows why a delivery failed without opening it.
+   */
+  async lastAttempts(
+    scope: ApplicationScope,
+    ids: readonly string[],
+  ): Promise<Map<string, Pick<DeliveryAttemptRecord, 'startedAt' | 'responseStatus' | 'error'>>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.pg.sql<{ delivery_id: string; started_at: Date; response_status: number | null; error: string | null }>(
+      `SELECT DISTINCT ON (a.delivery_id) a.delivery_id, a.started_at, a.response_status, a.error
+         FROM delivery_attempts a
+         JOIN deliveries d ON d.id = a.delivery_id
+        WHERE a.delivery_id = ANY($1::text[]) AND d.application_id = $2
+        ORDER BY a.delivery_id, a.number DESC`,
+      [ids, scope.applicationId],
+    );
+    return new Map(
+      rows.map((row) => [row.delivery_id, { startedAt: row.started_at, responseStatus: row.response_status, error: row.error }]),
+    );
+  }
+
+  /** How many of the application's deliveries are in each status, with the log's own filters. */
+  async countByStatus(
+    scope: ApplicationScope,
+    filter: { eventType?: string; since?: Date; until?: Date },
+  ): Promise<Partial<Record<DeliveryStatus, number>>> {
+    const values: unknown[] = [scope.applicationId];
+    const conditions = ['application_id = $1', "destination = 'webhook'"];
+    if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
+    if (filter.since) conditions.push(`created_at >= $${values.push(filter.since)}`);
+    if (filter.until) conditions.push(`created_at < $${values.push(filter.until)}`);
+    const rows = await this.pg.sql<{ status: DeliveryStatus; count: number }>(
+      `SELECT status, count(*)::int AS count FROM deliveries WHERE ${conditions.join(' AND ')} GROUP BY status`,
+      values,
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, row.count]));
   }
 
   async find(scope: ApplicationScope, id: string): Promise<(DeliveryRecord & { attempts: DeliveryAttemptRecord[] }) | null> {

@@ -20,7 +20,7 @@ export class EventLogRepository {
    */
   async list(
     scope: ApplicationScope,
-    filter: { eventType?: string },
+    filter: { eventType?: string; idempotencyKey?: string },
     limit: number,
     before: string | null,
   ): Promise<Page<Omit<StoredEventRecord, 'payload'>>> {
@@ -28,6 +28,8 @@ export class EventLogRepository {
     // Herald's notices about the application are the operator's, not the customer's.
     const conditions = ['e.application_id = $1', 'e.event_type <> ALL($3::text[])'];
     if (filter.eventType) conditions.push(`e.event_type = $${values.push(filter.eventType)}`);
+    // Unindexed on purpose: a look-up by hand (the console's search), read along the same range.
+    if (filter.idempotencyKey) conditions.push(`e.idempotency_key = $${values.push(filter.idempotencyKey)}`);
     if (before) conditions.push(`e.id < $${values.push(before)}`);
     const rows = await this.pg.sql<Omit<StoredEventRecord, 'payload'>>(
       `SELECT ${EVENT_SUMMARY_COLUMNS}

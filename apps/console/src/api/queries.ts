@@ -1,0 +1,83 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError, call, type Schemas } from './client';
+
+/**
+ * Reads several screens share, under one cache key each: the application header, the trouble
+ * banners, the list's badges and the endpoint page all ask for the same things once.
+ */
+
+export type DeliveryStatus = Schemas['DeliverySummaryDto']['status'];
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'paused', 'succeeded', 'failed', 'cancelled'];
+
+/** The log's filters that the counts and a bulk retry share (status aside). */
+export interface LogWindow {
+  event?: string;
+  since?: string;
+  until?: string;
+}
+
+export const overviewKey = (id: number) => ['application', id] as const;
+export const webhookStatusKey = (id: number) => ['webhook-status', id] as const;
+export const countsKey = (id: number) => ['delivery-counts', id] as const;
+
+export function useApplicationOverview(id: number) {
+  return useQuery({
+    queryKey: overviewKey(id),
+    queryFn: async () => (await call(api.GET('/application/{application_id}', { params: { path: { application_id: id } } }))).data,
+    staleTime: 60_000,
+  });
+}
+
+/** The endpoint's state, or null when the application has no webhook yet (404-02 is an answer, not a failure). */
+export function useWebhookStatus(id: number, options: { poll?: boolean; enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: webhookStatusKey(id),
+    queryFn: async () => {
+      try {
+        return (await call(api.GET('/application/{application_id}/webhook/status', { params: { path: { application_id: id } } }))).data;
+      } catch (error) {
+        if (error instanceof ApiError && error.code === '404-02') return null;
+        throw error;
+      }
+    },
+    refetchInterval: options.poll ? 10_000 : false,
+    enabled: options.enabled ?? true,
+    staleTime: 10_000,
+  });
+}
+
+export function useDeliveryCounts(id: number, window: LogWindow = {}, options: { poll?: boolean; enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: [...countsKey(id), window.event ?? '', window.since ?? '', window.until ?? ''],
+    queryFn: async () =>
+      (
+        await call(
+          api.GET('/application/{application_id}/deliveries/counts', {
+            params: { path: { application_id: id }, query: definedOnly(window) },
+          }),
+        )
+      ).data,
+    refetchInterval: options.poll ? 5_000 : false,
+    enabled: options.enabled ?? true,
+  });
+}
+
+/** The catalogue's names, with webhook.test (sent by "Send test event", never in the catalogue) once. */
+export function useEventTypeNames() {
+  const catalogue = useQuery({
+    queryKey: ['event-types'],
+    queryFn: () => call(api.GET('/event_types', { params: { query: { limit: 100 } } })),
+    staleTime: 60_000,
+  });
+  const names = [...new Set(['webhook.test', ...(catalogue.data?.data.map((t) => t.name) ?? [])])];
+  return { names, types: catalogue.data?.data ?? [], error: catalogue.error };
+}
+
+/** A query object without its undefined or empty fields (openapi-fetch would send `event=`). */
+export function definedOnly<T extends object>(query: T): Partial<T> {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
