@@ -81,3 +81,18 @@ export function ConfirmButton({
     </>
   );
 }
+
+/**
+ * ConfirmButton's onConfirm, pending and error for a mutation run on one item of a list: the
+ * error shows only in the dialog of the item it failed for.
+ */
+export function confirmMutation<V>(
+  mutation: { mutateAsync(item: V): Promise<unknown>; isPending: boolean; variables: V | undefined; error: unknown },
+  item: V,
+): Pick<Props, 'onConfirm' | 'pending' | 'error'> {
+  return {
+    onConfirm: () => mutation.mutateAsync(item),
+    pending: mutation.isPending,
+    error: mutation.variables === item ? mutation.error : null,
+  };
+}

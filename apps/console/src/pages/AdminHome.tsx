@@ -3,9 +3,10 @@ import { useState } from 'react';
 import { useForm, type FieldError, type UseFormRegisterReturn } from 'react-hook-form';
 import { api, call, type Schemas } from '../api/client';
 import { APPLICATIONS_QUERY_KEY, ApplicationList } from '../components/ApplicationList';
-import { ConfirmButton } from '../components/ConfirmButton';
+import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { MoreButton } from '../components/MoreButton';
 import { Time } from '../components/Time';
 
 /** The admin listings' page size (the API's maximum); "More …" asks for the next page. */
@@ -37,16 +38,7 @@ export function AdminHome() {
               </li>
             ))}
           </ul>
-          {accounts.hasNextPage && (
-            <button
-              type="button"
-              className="button subtle"
-              disabled={accounts.isFetchingNextPage}
-              onClick={() => void accounts.fetchNextPage()}
-            >
-              More accounts
-            </button>
-          )}
+          <MoreButton pages={accounts}>More accounts</MoreButton>
           <NewAccount />
         </section>
         <KeySection accounts={list} names={names} />
@@ -240,9 +232,7 @@ function KeySection({ accounts, names }: { accounts: Schemas['AccountDto'][]; na
                           </p>
                         }
                         confirm="Revoke key"
-                        onConfirm={() => revoke.mutateAsync(key.id)}
-                        pending={revoke.isPending}
-                        error={revoke.variables === key.id ? revoke.error : null}
+                        {...confirmMutation(revoke, key.id)}
                       >
                         Revoke
                       </ConfirmButton>
@@ -254,11 +244,7 @@ function KeySection({ accounts, names }: { accounts: Schemas['AccountDto'][]; na
           </tbody>
         </table>
       </div>
-      {keys.hasNextPage && (
-        <button type="button" className="button subtle" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
-          More keys
-        </button>
-      )}
+      <MoreButton pages={keys}>More keys</MoreButton>
       <form className="inline-form" noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))}>
         <div className="field">
           <label htmlFor="new-key-name">Key name</label>

@@ -14,6 +14,7 @@ import {
 } from '../api/queries';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { MoreButton } from '../components/MoreButton';
 import { Status } from '../components/Status';
 import { Time } from '../components/Time';
 import { outcomeInWords } from '../lib/outcome';
@@ -282,11 +283,7 @@ export function DeliveriesPage() {
           </div>
         )}
         <div ref={sentinel} className="sentinel" />
-        {hasNextPage && (
-          <button type="button" className="button subtle" disabled={isFetchingNextPage} onClick={() => void fetchNextPage()}>
-            {isFetchingNextPage ? 'Loading…' : 'More deliveries'}
-          </button>
-        )}
+        <MoreButton pages={pages}>More deliveries</MoreButton>
       </section>
     </div>
   );

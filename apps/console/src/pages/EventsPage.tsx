@@ -2,8 +2,9 @@ import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import { definedOnly, plural, useEventTypeNames } from '../api/queries';
-import { ConfirmButton } from '../components/ConfirmButton';
+import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { MoreButton } from '../components/MoreButton';
 import { Time } from '../components/Time';
 import { useApplicationId } from './ApplicationLayout';
 import { ReplayResult } from './EventPage';
@@ -110,9 +111,7 @@ export function EventsPage() {
                         </p>
                       }
                       confirm="Replay event"
-                      onConfirm={() => replay.mutateAsync(e.id)}
-                      pending={replay.isPending}
-                      error={replay.variables === e.id ? replay.error : null}
+                      {...confirmMutation(replay, e.id)}
                     >
                       Replay
                     </ConfirmButton>
@@ -123,11 +122,7 @@ export function EventsPage() {
           </table>
         </div>
       )}
-      {events.hasNextPage && (
-        <button type="button" className="button subtle" disabled={events.isFetchingNextPage} onClick={() => void events.fetchNextPage()}>
-          More events
-        </button>
-      )}
+      <MoreButton pages={events}>More events</MoreButton>
     </section>
   );
 }

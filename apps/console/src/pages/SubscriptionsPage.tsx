@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError, call, type Schemas } from '../api/client';
-import { ConfirmButton } from '../components/ConfirmButton';
+import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApplicationId } from './ApplicationLayout';
 
@@ -109,9 +109,7 @@ export function SubscriptionsPage() {
                         </p>
                       }
                       confirm="Delete subscription"
-                      onConfirm={() => remove.mutateAsync(event)}
-                      pending={remove.isPending}
-                      error={remove.variables === event ? remove.error : null}
+                      {...confirmMutation(remove, event)}
                     >
                       Delete
                     </ConfirmButton>
