@@ -1,5 +1,5 @@
-import { UlidIdGenerator } from '@herald/core';
-import { sql } from '@herald/database/testing';
+import { type DeliveryStatus, UlidIdGenerator } from '@herald/core';
+import { setDeliveryStatus, sql } from '@herald/database/testing';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
@@ -23,15 +23,11 @@ describe('the console views: application overview, delivery outcomes, time windo
   const attempt = async (deliveryId: string, number: number, status: string, responseStatus: number | null, error: string | null) => {
     await sql(
       t.db.url,
-      `INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status, error)
-       VALUES ($1, $2, $3, now(), 12, 'https://example.com/hooks/herald', $4, $5)`,
-      [ids.next('att'), deliveryId, number, responseStatus, error],
+      `INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status, error)
+       VALUES ($1, $2, now(), 12, 'https://example.com/hooks/herald', $3, $4)`,
+      [deliveryId, number, responseStatus, error],
     );
-    await sql(t.db.url, `UPDATE deliveries SET status = $2::delivery_status, attempt_count = $3 WHERE id = $1`, [
-      deliveryId,
-      status,
-      number,
-    ]);
+    await setDeliveryStatus(t.db.url, deliveryId, status as DeliveryStatus, ['attempt_count = $3'], [number]);
   };
 
   beforeAll(async () => {

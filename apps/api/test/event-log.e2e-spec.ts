@@ -1,4 +1,4 @@
-import { sql } from '@herald/database/testing';
+import { setDeliveryStatus, sql } from '@herald/database/testing';
 import { RECOVER_BATCH_SIZE } from '@herald/database';
 import { createTestApp, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
@@ -177,12 +177,12 @@ describe('events read back, replay and recovery (PRODUCT.md §8)', () => {
       for (let i = 0; i < count; i++) {
         ids.push((await publish({ event, payload: { i } }, owner)).body.data.deliveries[0]);
       }
-      await sql(
+      await setDeliveryStatus(
         t.db.url,
-        `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL,
-                created_at = $2::timestamptz + (array_position($1::text[], id) - 1) * interval '1 millisecond'
-          WHERE id = ANY($1::text[])`,
-        [ids, createdAt],
+        ids,
+        'failed',
+        ['next_attempt_at = NULL', `created_at = $3::timestamptz + (array_position($1::text[], id) - 1) * interval '1 millisecond'`],
+        [createdAt],
       );
       return ids;
     }
@@ -203,7 +203,7 @@ describe('events read back, replay and recovery (PRODUCT.md §8)', () => {
       const after = await failedDeliveries(owner, 2, new Date('2026-01-01T11:00:00Z'));
       const otherType = await failedDeliveries(owner, 1, new Date('2026-01-01T10:30:00Z'), 'voice_campaign_activate');
       const succeeded = await failedDeliveries(owner, 1, new Date('2026-01-01T10:30:00Z'));
-      await sql(t.db.url, `UPDATE deliveries SET status = 'succeeded' WHERE id = $1`, [succeeded[0]]);
+      await setDeliveryStatus(t.db.url, succeeded[0], 'succeeded');
       const stranger = await ownTenant();
       const foreign = await failedDeliveries(stranger, 1, new Date('2026-01-01T10:00:00Z'));
 

@@ -1,8 +1,9 @@
 import { createTestApp, TestApp } from './support/test-app';
 import { detailFields, expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
-import { sql } from '@herald/database/testing';
+import { setDeliveryStatus, sql } from '@herald/database/testing';
 import { ChannelListener, DELIVERY_CHANNEL } from '@herald/database';
+import type { DeliveryStatus } from '@herald/core';
 
 describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () => {
   let t: TestApp;
@@ -11,8 +12,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
   const auth = () => ({ Authorization: tenant.key, 'Content-Type': 'application/json' });
   const publish = (body: object, as: Tenant = tenant) =>
     t.http.post(`/application/${as.applicationId}/events`).set({ Authorization: as.key }).send(body);
-  const setStatus = (id: string, status: string) =>
-    sql(t.db.url, `UPDATE deliveries SET status = $2::delivery_status WHERE id = $1`, [id, status]);
+  const setStatus = (id: string, status: DeliveryStatus) => setDeliveryStatus(t.db.url, id, status);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -211,7 +211,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       for (const event of ['acw_start', 'voice_campaign_activate', 'acw_start', 'acw_start', 'voice_campaign_activate']) {
         ids.push((await publish({ event, payload: { n: ids.length } }, owner)).body.data.deliveries[0]);
       }
-      await sql(t.db.url, "UPDATE deliveries SET status = 'failed' WHERE id = $1", [ids[0]]);
+      await setStatus(ids[0], 'failed');
     });
     const list = (query: string) => t.http.get(`/application/${owner.applicationId}/deliveries${query}`).set({ Authorization: owner.key });
 
@@ -265,7 +265,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       const retry = (id: string) =>
         t.http.post(`/application/${owner.applicationId}/deliveries/${id}/retry`).set({ Authorization: owner.key });
 
-      it.each(['failed', 'succeeded'])('gives a %s delivery one attempt now, without follow-ups', async (status) => {
+      it.each(['failed', 'succeeded'] as const)('gives a %s delivery one attempt now, without follow-ups', async (status) => {
         const id = (await publish({ event: 'acw_start', payload: {} }, owner)).body.data.deliveries[0];
         await setStatus(id, status);
         const before = Date.now();
@@ -280,6 +280,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       it('brings a pending delivery forward and keeps its schedule', async () => {
         const id = (await publish({ event: 'acw_start', payload: {} }, owner)).body.data.deliveries[0];
         await sql(t.db.url, "UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [id]);
+        await sql(t.db.url, "UPDATE delivery_queue SET due_at = now() + interval '1 hour' WHERE delivery_id = $1", [id]);
         const res = await retry(id);
         expect(res.status).toBe(202);
         expect(new Date(res.body.data.next_attempt_at).getTime()).toBeLessThan(Date.now() + 5_000);
@@ -287,7 +288,7 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
         expect(row.manual_attempt).toBe(false);
       });
 
-      it.each(['cancelled', 'sending'])('answers 409-00 for a %s delivery', async (status) => {
+      it.each(['cancelled', 'sending'] as const)('answers 409-00 for a %s delivery', async (status) => {
         const id = (await publish({ event: 'acw_start', payload: {} }, owner)).body.data.deliveries[0];
         await setStatus(id, status);
         expectError(await retry(id), 409, '409-00');

@@ -1,4 +1,4 @@
-import { sql } from '@herald/database/testing';
+import { setDeliveryStatus, sql } from '@herald/database/testing';
 import { proxyDatabase } from '@herald/testing';
 import { Tenant } from './support/fixtures';
 import { ADMIN_KEY, createTestApp, TestApp } from './support/test-app';
@@ -69,11 +69,9 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
         .then((res) => res.body.data.deliveries[0] as string);
     const [waiting, retrying, claimed] = [await publish(), await publish(), await publish()];
     // No worker runs here: shape the queue by hand, as a worker and the schedule would.
-    await sql(t.db.url, `UPDATE deliveries SET next_attempt_at = now() - interval '42 seconds' WHERE id = $1`, [waiting]);
-    await sql(t.db.url, `UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`, [retrying]);
-    await sql(t.db.url, `UPDATE deliveries SET status = 'sending', lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [
-      claimed,
-    ]);
+    await sql(t.db.url, `UPDATE delivery_queue SET due_at = now() - interval '42 seconds' WHERE delivery_id = $1`, [waiting]);
+    await sql(t.db.url, `UPDATE delivery_queue SET due_at = now() + interval '1 hour' WHERE delivery_id = $1`, [retrying]);
+    await setDeliveryStatus(t.db.url, claimed, 'sending');
 
     const text = await scrape();
     expect(sample(text, 'herald_deliveries_queued{state="due"}')).toBe(1);
@@ -83,7 +81,7 @@ describe('GET /metrics (PRODUCT.md §7)', () => {
     expect(lag).toBeGreaterThanOrEqual(42);
     expect(lag).toBeLessThan(120);
 
-    await sql(t.db.url, `UPDATE deliveries SET status = 'succeeded', next_attempt_at = NULL`);
+    await setDeliveryStatus(t.db.url, [waiting, retrying, claimed], 'succeeded', ['next_attempt_at = NULL']);
     const drained = await scrape();
     expect(sample(drained, 'herald_deliveries_queued{state="due"}')).toBe(0);
     expect(sample(drained, 'herald_delivery_lag_seconds')).toBe(0);

@@ -123,8 +123,9 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
     // and the webhook's next free slot after them.
     await sql(
       t.db.url,
-      `UPDATE deliveries SET next_attempt_at = now() + interval '1 hour', throttle_slot_at = now() + interval '1 hour', updated_at = now() - interval '1 second'
-        WHERE id = ANY($1)`,
+      `UPDATE delivery_queue
+          SET due_at = now() + interval '1 hour', throttle_slot_at = now() + interval '1 hour', slot_reserved_at = now() - interval '1 second'
+        WHERE delivery_id = ANY($1)`,
       [published],
     );
     await sql(t.db.url, `INSERT INTO webhook_throttles (application_id, next_slot_at) VALUES ($1, now() + interval '1 hour')`, [
@@ -135,8 +136,9 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
 
     const rows = await sql<{ id: string; due: boolean; throttle_slot_at: Date | null }>(
       t.db.url,
-      `SELECT d.id, d.next_attempt_at = e.created_at AS due, d.throttle_slot_at
-         FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ANY($1) ORDER BY d.id`,
+      `SELECT d.id, q.due_at = e.created_at AS due, q.throttle_slot_at
+         FROM deliveries d JOIN events e ON e.id = d.event_id JOIN delivery_queue q ON q.delivery_id = d.id
+        WHERE d.id = ANY($1) ORDER BY d.id`,
       [published],
     );
     expect(rows).toEqual([...published].sort().map((id) => ({ id, due: true, throttle_slot_at: null })));

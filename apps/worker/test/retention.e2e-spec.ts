@@ -1,5 +1,7 @@
 import { PgPool, RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY } from '@herald/database/queue';
 import { Sink } from '@herald/testing';
+import type { DeliveryStatus } from '@herald/core';
+import { setDeliveryStatus } from '@herald/database/testing';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import { RetentionJob } from '../src/jobs/retention-job';
 import { TestWorker } from './support/test-worker';
@@ -24,17 +26,16 @@ describe('retention', () => {
   });
 
   /** A delivery that was sent (one attempt), then moved to `status`, last changed and created `days` ago. */
-  async function aged(days: number, status: string, app: Awaited<ReturnType<TestWorker['application']>>) {
+  async function aged(days: number, status: DeliveryStatus, app: Awaited<ReturnType<TestWorker['application']>>) {
     const id = (await worker.publish(app))!;
     await worker.settled(app, id);
     const [{ event_id: eventId }] = await worker.sql<{ event_id: string }>('SELECT event_id FROM deliveries WHERE id = $1', [id]);
+    await setDeliveryStatus(worker.db.url, id, status, ['updated_at = $3', 'created_at = $3'], [daysAgo(days)]);
+    // Waiting for a retry a year away, or held by another worker for as long: never this test's worker's.
     await worker.sql(
-      `UPDATE deliveries SET status = $2::delivery_status, updated_at = $3, created_at = $3,
-              next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + interval '1 year' END,
-              lease_token = CASE WHEN $2 = 'sending' THEN 'someone-else' END,
-              lease_expires_at = CASE WHEN $2 = 'sending' THEN now() + interval '1 year' END
-        WHERE id = $1`,
-      [id, status, daysAgo(days)],
+      `UPDATE delivery_queue SET due_at = now() + interval '1 year', lease_until = CASE WHEN lease_token IS NOT NULL THEN now() + interval '1 year' END
+        WHERE delivery_id = $1`,
+      [id],
     );
     await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [eventId, daysAgo(days)]);
     return { deliveryId: id, eventId };

@@ -19,7 +19,10 @@ describe('claiming deliveries of a throttled webhook', () => {
 
   // Every test has its own application; the others' deliveries are claimed out of the way first.
   beforeEach(async () => {
-    await worker.sql(`UPDATE deliveries SET status = 'cancelled' WHERE status IN ('pending', 'sending')`);
+    await worker.sql(
+      `WITH gone AS (DELETE FROM delivery_queue RETURNING delivery_id)
+       UPDATE deliveries SET status = 'cancelled' FROM gone WHERE id = gone.delivery_id`,
+    );
   });
 
   const claim = (overrides: Partial<ClaimOptions> = {}) =>
@@ -48,9 +51,9 @@ describe('claiming deliveries of a throttled webhook', () => {
 
   async function waitingRows(ids: string[]) {
     return worker.sql<{ id: string; status: string; slot_ms: string; due_before_slot_ms: string }>(
-      `SELECT id, status, extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms,
-              extract(epoch FROM throttle_slot_at - next_attempt_at) * 1000 AS due_before_slot_ms
-         FROM deliveries WHERE id = ANY($1) AND status = 'pending' ORDER BY throttle_slot_at`,
+      `SELECT delivery_id AS id, 'pending' AS status, extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms,
+              extract(epoch FROM throttle_slot_at - due_at) * 1000 AS due_before_slot_ms
+         FROM delivery_queue WHERE delivery_id = ANY($1) AND lease_token IS NULL ORDER BY throttle_slot_at`,
       [ids],
     );
   }
@@ -100,9 +103,10 @@ describe('claiming deliveries of a throttled webhook', () => {
     const { app, ids } = await throttled(1, 3);
     await claim(); // the first is held (and left in flight), the other two wait with slots 1.03 s and 2.06 s on
     const [kept, passed] = await waitingRows(ids);
-    await worker.sql(`UPDATE deliveries SET next_attempt_at = now() - interval '1 second' WHERE id = $1`, [kept.id]);
+    await worker.sql(`UPDATE delivery_queue SET due_at = now() - interval '1 second' WHERE delivery_id = $1`, [kept.id]);
     await worker.sql(
-      `UPDATE deliveries SET next_attempt_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() - interval '1 second' WHERE id = $1`,
+      `UPDATE delivery_queue SET due_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() - interval '1 second'
+        WHERE delivery_id = $1`,
       [passed.id],
     );
     const [{ next_slot_ms }] = await worker.sql<{ next_slot_ms: string }>(
@@ -125,18 +129,18 @@ describe('claiming deliveries of a throttled webhook', () => {
     // The slot 140 ms ahead: inside the hold horizon (150 ms) now, and still usable (20 ms late
     // at most) for 160 ms, however busy the machine is between this statement and the claim.
     const [{ slot_ms }] = await worker.sql<{ slot_ms: string }>(
-      `UPDATE deliveries SET next_attempt_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() + interval '140 milliseconds'
-        WHERE id = $1 RETURNING extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms`,
+      `UPDATE delivery_queue SET due_at = now() - interval '1 second', throttle_slot_at = clock_timestamp() + interval '140 milliseconds'
+        WHERE delivery_id = $1 RETURNING extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms`,
       [waiting.id],
     );
     const batch = await claim();
     expect(batch.deliveries.map((d) => d.id)).toEqual([waiting.id]);
     expect(batch.deliveries[0].throttle!.slotMs).toBeCloseTo(Number(slot_ms), 2);
-    const [row] = await worker.sql<{ status: string; throttle_slot_at: Date | null }>(
-      'SELECT status, throttle_slot_at FROM deliveries WHERE id = $1',
+    const [row] = await worker.sql<{ held: boolean; throttle_slot_at: Date | null }>(
+      'SELECT lease_until > now() AS held, throttle_slot_at FROM delivery_queue WHERE delivery_id = $1',
       [waiting.id],
     );
-    expect(row).toEqual({ status: 'sending', throttle_slot_at: null });
+    expect(row).toEqual({ held: true, throttle_slot_at: null });
   });
 
   it('holds no more for a host than the worker has room for; the rest keep their slots and stay due', async () => {
@@ -145,7 +149,8 @@ describe('claiming deliveries of a throttled webhook', () => {
     expect(batch.deliveries).toHaveLength(3);
     expect(batch.waiting).toBe(7);
     const due = await worker.sql<{ n: string }>(
-      `SELECT count(*) AS n FROM deliveries WHERE id = ANY($1) AND status = 'pending' AND throttle_slot_at IS NOT NULL AND next_attempt_at <= now()`,
+      `SELECT count(*) AS n FROM delivery_queue
+        WHERE delivery_id = ANY($1) AND lease_token IS NULL AND throttle_slot_at IS NOT NULL AND due_at <= now()`,
       [ids],
     );
     expect(Number(due[0].n)).toBe(7);
@@ -161,7 +166,8 @@ describe('claiming deliveries of a throttled webhook', () => {
     expect(held.id).toBe(ids[0]);
     expect(await queue.releaseKeepingSlot(held.id, token, held.throttle!.slot, new Date())).toBe(true);
     const [row] = await worker.sql<{ status: string; slot_ms: string }>(
-      'SELECT status, extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms FROM deliveries WHERE id = $1',
+      `SELECT CASE WHEN lease_token IS NULL THEN 'pending' ELSE 'sending' END AS status, extract(epoch FROM throttle_slot_at) * 1000 AS slot_ms
+         FROM delivery_queue WHERE delivery_id = $1`,
       [held.id],
     );
     expect(row.status).toBe('pending');

@@ -130,11 +130,11 @@ describe('worker processes: crash safety and exactly-once claiming (PRODUCT.md Â
     const app = await fixtures.application({ url: sink.url() });
     const inFlight = (await fixtures.publish(app))!;
     const dueDuringShutdown = (await fixtures.publish(app))!;
-    await fixtures.sql("UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [dueDuringShutdown]);
+    await fixtures.sql("UPDATE delivery_queue SET due_at = now() + interval '1 hour' WHERE delivery_id = $1", [dueDuringShutdown]);
     const worker = workerProcess(env);
     await sink.waitFor(1, 15_000);
     // Now due half a second into the shutdown (an UPDATE sends no NOTIFY): a worker still claiming would take it.
-    await fixtures.sql("UPDATE deliveries SET next_attempt_at = now() + interval '500 milliseconds' WHERE id = $1", [dueDuringShutdown]);
+    await fixtures.sql("UPDATE delivery_queue SET due_at = now() + interval '500 milliseconds' WHERE delivery_id = $1", [dueDuringShutdown]);
     const asked = Date.now();
     worker.child.kill('SIGTERM');
     expect((await worker.exit).code).toBe(0);

@@ -33,9 +33,10 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
     await admin.close();
     await api.stop();
     const queue = new DeliveryQueueRepository(pool);
-    const settle = () => withClient(environment.databaseUrl, (client) => settleTables(client, ['events', 'deliveries']));
+    const settle = () => withClient(environment.databaseUrl, (client) => settleTables(client, ['events', 'deliveries', 'delivery_queue']));
 
     const timeClaims = async (backlog: number, tag: string) => {
+      await environment.sql(`DELETE FROM delivery_queue`);
       await environment.sql(`DELETE FROM deliveries`);
       await environment.sql(`DELETE FROM events`);
       await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, tag);
@@ -57,7 +58,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
           throw new Error(`claimed ${batch.deliveries.length} of ${CLAIM_LIMIT} with ${backlog} due`);
         // Back in the queue, due now (behind the rest): the backlog keeps its size.
         await pool.sql(
-          `UPDATE deliveries SET status = 'pending', lease_token = NULL, lease_expires_at = NULL, next_attempt_at = now() WHERE id = ANY($1::text[])`,
+          `UPDATE delivery_queue SET lease_token = NULL, lease_until = NULL, due_at = now() WHERE delivery_id = ANY($1::text[])`,
           [batch.deliveries.map((delivery) => delivery.id)],
         );
       }
@@ -84,9 +85,9 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       [small, few.plan],
       [large, many.plan],
     ] as const) {
-      // The only sorts allowed are of the scans' few rows (their merge, the per-host room), never one of deliveries.
-      const sortsDeliveries = plan.some((line) => /Sort Key: d\./.test(line));
-      const ordered = plan.some((line) => line.includes('Index Scan using deliveries_due_idx'));
+      // The only sorts allowed are of the scan's few rows (the per-host room), never one of the queue.
+      const sortsDeliveries = plan.some((line) => /Sort Key: q\./.test(line));
+      const ordered = plan.some((line) => line.includes('Index Scan using delivery_queue_due_idx'));
       if (sortsDeliveries || !ordered) throw new Error(`the claim does not scan in index order with ${backlog} due:\n${plan.join('\n')}`);
     }
 
@@ -95,6 +96,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
     // worker's start-up is not in it.
     const drain = async (backlog: number, tag: string) => {
       await environment.sql(`DELETE FROM delivery_attempts`);
+      await environment.sql(`DELETE FROM delivery_queue`);
       await environment.sql(`DELETE FROM deliveries`);
       await environment.sql(`DELETE FROM events`);
       await insertDueBacklog(environment.databaseUrl, applicationIds, backlog, tag);

@@ -136,8 +136,14 @@ export async function recover(context: BenchContext): Promise<BenchResult> {
 async function setFailedAgain(environment: BenchEnvironment, applicationId: number, failed: number): Promise<void> {
   const rows = await withClient(environment.databaseUrl, async (client) => {
     const result = await client.query(
-      `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, manual_attempt = false, updated_at = created_at + interval '31 minutes'
-        WHERE application_id = $1 AND manual_attempt`,
+      `WITH failed AS (
+         UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, manual_attempt = false, updated_at = created_at + interval '31 minutes'
+          WHERE application_id = $1 AND manual_attempt
+         RETURNING id
+       ), dequeued AS (
+         DELETE FROM delivery_queue q USING failed WHERE q.delivery_id = failed.id
+       )
+       SELECT id FROM failed`,
       [applicationId],
     );
     return result.rowCount;
@@ -150,8 +156,12 @@ async function bareRequeue(environment: BenchEnvironment, applicationId: number,
   return withClient(environment.databaseUrl, async (client) => {
     const started = performance.now();
     const result = await client.query(
-      `UPDATE deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now(), manual_attempt = true
-        WHERE application_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < now()`,
+      `WITH requeued AS (
+         UPDATE deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now(), manual_attempt = true
+          WHERE application_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < now()
+         RETURNING id, application_id
+       )
+       INSERT INTO delivery_queue (delivery_id, application_id, due_at) SELECT id, application_id, now() FROM requeued`,
       [applicationId, since],
     );
     return { ms: performance.now() - started, rows: result.rowCount ?? 0 };

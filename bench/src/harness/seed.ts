@@ -78,15 +78,14 @@ export async function settleTables(client: pg.Client, tables: string[]): Promise
 
 /**
  * One attempt for each delivery of the application (or `number` attempts each), as the worker
- * records them: an `att_` id from the delivery's, started when the delivery was created, a 200
+ * records them: started when the delivery was created, a 200
  * (or, for failed deliveries, a 500) with a short excerpt and the headers that were sent.
  * Returns the row count.
  */
 export async function seedAttempts(client: pg.Client, options: { applicationId: number; number?: number }): Promise<number> {
   const result = await client.query(
-    `INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status, response_excerpt, request_headers)
-     SELECT 'att_' || substr(d.id, 5, 10) || ${randomPartSql(`'att' || d.id || n`)},
-            d.id, n, d.created_at + (n - 1) * interval '30 seconds', 12 + n, 'http://127.0.0.1/hook',
+    `INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status, response_excerpt, request_headers)
+     SELECT d.id, n, d.created_at + (n - 1) * interval '30 seconds', 12 + n, 'http://127.0.0.1/hook',
             CASE WHEN d.status = 'failed' THEN 500 ELSE 200 END, 'ok',
             ('{"content-type":"application/json","user-agent":"Herald-Webhooks/0.1","webhook-id":"' || d.event_id || '"}')::json
        FROM deliveries d, generate_series(1, $2::int) n
@@ -110,8 +109,11 @@ export async function insertDueBacklog(databaseUrl: string, applicationIds: numb
          SELECT 'evt_' || $3::text || '_' || g, ($1::int[])[1 + g % cardinality($1::int[])], 'acw_start', '{"call_id":"c-' || g || '"}', now()
            FROM generate_series(1, $2::int) g
          RETURNING id, application_id)
-       INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
-       SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev`,
+       , dl AS (
+         INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+         SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev
+         RETURNING id, application_id)
+       INSERT INTO delivery_queue (delivery_id, application_id, due_at) SELECT id, application_id, now() FROM dl`,
       [applicationIds, count, tag],
     );
   } finally {

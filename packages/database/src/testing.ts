@@ -2,3 +2,4 @@
 export * from './testing/config/test-server';
 export * from './testing/test-databases';
 export * from './testing/sql';
+export * from './testing/delivery-state';

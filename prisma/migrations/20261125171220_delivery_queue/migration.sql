@@ -68,5 +68,12 @@ DROP COLUMN "throttle_slot_at";
 -- Room on each page for the next version of a row, so the update at the finish stays on its page (HOT):
 -- a delivery is inserted once and updated about once. The rows of the queue are updated at each claim
 -- and deleted at the finish, and the table stays small.
-ALTER TABLE "deliveries" SET (fillfactor = 80);
+ALTER TABLE "deliveries" SET (fillfactor = 70);
 ALTER TABLE "delivery_queue" SET (fillfactor = 50);
+
+-- An attempt is its delivery's number-th: nothing reads an id of its own, so its key is
+-- (delivery_id, number) and the table has one index instead of two.
+ALTER TABLE "delivery_attempts" DROP CONSTRAINT "delivery_attempts_pkey";
+DROP INDEX "delivery_attempts_delivery_id_number_key";
+ALTER TABLE "delivery_attempts" DROP COLUMN "id";
+ALTER TABLE "delivery_attempts" ADD CONSTRAINT "delivery_attempts_pkey" PRIMARY KEY ("delivery_id", "number");

@@ -57,7 +57,6 @@ export class DeliveryAttempt {
       token,
       { status: step.status, nextAttemptAt, now },
       {
-        id: this.ids.next('att'),
         startedAt,
         durationMs: result.durationMs,
         url: target,

@@ -131,7 +131,7 @@ export interface DeliveryBacklog {
 }
 
 /** An attempt to record; the database numbers it. */
-export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'> & { id: string };
+export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'>;
 
 /** An attempt's context; the webhook's columns are all null when it has been deleted. */
 type ContextRow = {
@@ -252,10 +252,10 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
  * its CPU per delivery grow run after run (bench/README.md).
  */
 const FINISH_SQL = `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
-                              $14::text[], $15::text[])
-           AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                              $6::timestamptz[], $7::int[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[],
+                              $13::text[], $14::text[])
+           AS t(delivery_id, token, status, next_attempt_at, finished_at, started_at, duration_ms, url,
                 response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
        ), dequeued AS (
          DELETE FROM delivery_queue q USING input i
@@ -319,9 +319,9 @@ const FINISH_SQL = `WITH input AS (
        ), exhausted_queued AS (
          ${enqueue('exhausted_delivery')}
        )
-       INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
+       INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
-       SELECT i.attempt_id, f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
+       SELECT f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
               i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
          FROM finished f JOIN input i ON i.delivery_id = f.id
        RETURNING delivery_id`;
@@ -457,7 +457,6 @@ export class DeliveryQueueRepository {
       items.map((i) => i.outcome.status),
       items.map((i) => i.outcome.nextAttemptAt),
       items.map((i) => i.outcome.now),
-      items.map((i) => i.attempt.id),
       items.map((i) => i.attempt.startedAt),
       items.map((i) => i.attempt.durationMs),
       items.map((i) => i.attempt.url),
