@@ -134,7 +134,9 @@ describe('worker processes: crash safety and exactly-once claiming (PRODUCT.md Â
     const worker = workerProcess(env);
     await sink.waitFor(1, 15_000);
     // Now due half a second into the shutdown (an UPDATE sends no NOTIFY): a worker still claiming would take it.
-    await fixtures.sql("UPDATE delivery_queue SET due_at = now() + interval '500 milliseconds' WHERE delivery_id = $1", [dueDuringShutdown]);
+    await fixtures.sql("UPDATE delivery_queue SET due_at = now() + interval '500 milliseconds' WHERE delivery_id = $1", [
+      dueDuringShutdown,
+    ]);
     const asked = Date.now();
     worker.child.kill('SIGTERM');
     expect((await worker.exit).code).toBe(0);

@@ -64,7 +64,11 @@ describe('DeliveryQueueRepository', () => {
          VALUES ($1, $2, $3, 'acw_start', 'pending', $4, $4, $4)`,
         [`dlv_${n}`, `evt_${n}`, applicationId, at],
       );
-      await sql(db.url, `INSERT INTO delivery_queue (delivery_id, application_id, due_at) VALUES ($1, $2, $3)`, [`dlv_${n}`, applicationId, at]);
+      await sql(db.url, `INSERT INTO delivery_queue (delivery_id, application_id, due_at) VALUES ($1, $2, $3)`, [
+        `dlv_${n}`,
+        applicationId,
+        at,
+      ]);
       ids.push(`dlv_${n}`);
     }
     return ids;
@@ -208,7 +212,9 @@ describe('DeliveryQueueRepository', () => {
       await claim({ token, limit: 2 });
       const nextAttemptAt = new Date(now.getTime() + 30_000);
 
-      expect(await queue.finish(retried, token, { status: 'pending', nextAttemptAt, now }, { ...attempt(), responseStatus: 500 })).toBe(true);
+      expect(await queue.finish(retried, token, { status: 'pending', nextAttemptAt, now }, { ...attempt(), responseStatus: 500 })).toBe(
+        true,
+      );
 
       const [row] = await rows([retried]);
       expect(row).toMatchObject({ status: 'pending', lease_token: null, paused: false });
