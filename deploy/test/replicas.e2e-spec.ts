@@ -185,7 +185,7 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
   async function outcomes(applicationId: number): Promise<Outcome[]> {
     const { rows } = await database.query<Outcome>(
       `SELECT d.id AS delivery_id, d.event_id, d.status::text AS status,
-              coalesce(array_agg(a.response_status ORDER BY a.number) FILTER (WHERE a.id IS NOT NULL), '{}') AS attempts
+              coalesce(array_agg(a.response_status ORDER BY a.number) FILTER (WHERE a.number IS NOT NULL), '{}') AS attempts
          FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id
         WHERE d.application_id = $1 GROUP BY d.id`,
       [applicationId],
@@ -195,10 +195,10 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
 
   /** Deliveries being sent, with the lease each is held under. */
   async function leased(): Promise<Map<string, { token: string; expiresAt: number }>> {
-    const { rows } = await database.query<{ id: string; lease_token: string; lease_expires_at: Date }>(
-      `SELECT id, lease_token, lease_expires_at FROM deliveries WHERE status = 'sending'`,
+    const { rows } = await database.query<{ id: string; lease_token: string; lease_until: Date }>(
+      `SELECT delivery_id AS id, lease_token, lease_until FROM delivery_queue WHERE lease_until >= now()`,
     );
-    return new Map(rows.map((row) => [row.id, { token: row.lease_token, expiresAt: row.lease_expires_at.getTime() }]));
+    return new Map(rows.map((row) => [row.id, { token: row.lease_token, expiresAt: row.lease_until.getTime() }]));
   }
 
   async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -1,10 +1,8 @@
-import { type DeliveryStatus, UlidIdGenerator } from '@herald/core';
+import type { DeliveryStatus } from '@herald/core';
 import { setDeliveryStatus, sql } from '@herald/database/testing';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant } from './support/fixtures';
-
-const ids = new UlidIdGenerator();
 
 /**
  * What the console's screens read besides the resources themselves (issue 26): an application's
