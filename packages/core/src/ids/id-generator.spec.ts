@@ -1,4 +1,4 @@
-import { UlidIdGenerator } from './id-generator';
+import { firstIdAt, UlidIdGenerator } from './id-generator';
 
 describe('UlidIdGenerator', () => {
   it('makes prefixed lowercase ULIDs that sort by creation, even within one millisecond', () => {
@@ -15,5 +15,18 @@ describe('UlidIdGenerator', () => {
     const first = ids.next('dlv');
     now += 1;
     expect(ids.next('dlv') > first).toBe(true);
+  });
+
+  it('firstIdAt bounds from below every id made at that time or later, and no earlier one', () => {
+    let now = 1_800_000_000_000;
+    const ids = new UlidIdGenerator(() => now);
+    const earlier = ids.next('dlv');
+    now += 1;
+    const bound = firstIdAt('dlv', new Date(now));
+    const made = Array.from({ length: 20 }, () => ids.next('dlv'));
+    now += 60_000;
+    made.push(ids.next('dlv'));
+    expect(earlier < bound).toBe(true);
+    for (const id of made) expect(id >= bound).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 import { randomPool } from '../random/random-pool';
 
 export type IdPrefix = 'acc' | 'key' | 'sec' | 'evt' | 'dlv' | 'att' | 'ptl';
@@ -14,6 +14,14 @@ export interface IdGenerator {
 /** The shape of an id Herald makes with `prefix`: the prefix and a lowercase ULID (Crockford base32). */
 export function idPattern(prefix: IdPrefix): RegExp {
   return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`);
+}
+
+/**
+ * The smallest id `prefix` can have for a time at or after `at`: every id made at `at` or later
+ * sorts at or above it. A lower bound for walking an index of ids by time.
+ */
+export function firstIdAt(prefix: IdPrefix, at: Date): string {
+  return `${prefix}_${encodeTime(Math.max(0, at.getTime()), 10).toLowerCase()}`;
 }
 
 const ID_PATTERNS = new Map<IdPrefix, RegExp>();

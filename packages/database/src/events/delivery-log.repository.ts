@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryStatus } from '@herald/core';
+import { firstIdAt, type DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
-import { deliveryColumns } from './delivery.sql';
+import { deliveryColumns, queueJoin } from './delivery.sql';
+import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased, shownStatus } from '../queue/queue.sql';
 import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from '../records';
 
 /**
@@ -22,23 +23,32 @@ export const RECOVER_BATCH_SIZE = 1000;
 const RECOVER_PAUSE_MS = 5;
 
 /**
+ * Created-at and id differ by at most this much for a delivery (both are taken from the same
+ * clock as it is made); recover's walk starts this far before the id `since` gives.
+ */
+const ID_CLOCK_MARGIN_MS = 60_000;
+
+/**
  * One batch of recover: the next failed deliveries of the application created in [since, until)
- * after the keyset ($4 created_at, $5 id), oldest first, through the partial index of failed
- * deliveries; each gets one attempt now and no automatic follow-ups (manual_attempt), as a
- * manual retry does. Rows another recover (or a retry) has locked are skipped, and the status is
+ * after the keyset id ($4), in id order through the (application_id, id) index, from the first
+ * id `since` allows ($2 is that bound; ids are time-ordered, so the walk never reads what came
+ * before). No index names `status` (an attempt's update must stay HOT), so the walk reads the
+ * deliveries made since `since` and keeps the failed ones. Each gets one attempt now and no
+ * automatic follow-ups (manual_attempt), as a manual retry does: a queue row due now and the
+ * delivery pending. Rows another recover (or a retry) has locked are skipped, and the status is
  * checked again under the lock: two recovers never queue one delivery twice. The keyset moves
  * past every row seen, so a requeued delivery that fails again while this recover runs is not
- * picked up a second time. $1 application, $2 since, $3 until, $6 now, $7 batch size, $8 event
+ * picked up a second time. $1 application, $3 since, $5 until, $6 now, $7 batch size, $8 event
  * type or null.
  */
 const RECOVER_BATCH_SQL = `
   WITH batch AS (
-    SELECT id, created_at FROM deliveries
-     WHERE application_id = $1 AND status = 'failed' AND destination = 'webhook'
-       AND created_at >= $2 AND created_at < $3
-       AND (created_at, id) > ($4::timestamptz, $5::text)
+    SELECT id FROM deliveries
+     WHERE application_id = $1 AND id >= $2 AND id > $4
+       AND status = 'failed' AND destination = 'webhook'
+       AND created_at >= $3 AND created_at < $5
        AND ($8::text IS NULL OR event_type = $8)
-     ORDER BY created_at, id
+     ORDER BY id
      LIMIT $7
        FOR UPDATE SKIP LOCKED
   ), requeued AS (
@@ -46,12 +56,12 @@ const RECOVER_BATCH_SQL = `
        SET status = 'pending', next_attempt_at = $6, updated_at = $6, manual_attempt = true
       FROM batch b
      WHERE d.id = b.id AND d.status = 'failed'
-    RETURNING d.id
-  ), last AS (
-    SELECT created_at, id FROM batch ORDER BY created_at DESC, id DESC LIMIT 1
+    RETURNING d.id, d.application_id, d.destination, d.next_attempt_at, d.status
+  ), queued AS (
+    ${enqueue('requeued')}
   )
   SELECT (SELECT count(*) FROM requeued)::int AS requeued, (SELECT count(*) FROM batch)::int AS seen,
-         (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`;
+         (SELECT max(id) FROM batch) AS last_id`;
 
 /** The api's side of deliveries: the log, manual retries, recovery and cancellation. */
 @Injectable()
@@ -75,17 +85,17 @@ export class DeliveryLogRepository {
     const values: unknown[] = [scope.applicationId, limit + 1];
     // Only the conditions asked for, so the planner always sees one simple (application_id, id) range.
     // The application's own deliveries: notices to the operator's endpoint are not the customer's.
-    const conditions = ['application_id = $1', "destination = 'webhook'"];
-    if (filter.status) conditions.push(`status = $${values.push(filter.status)}::delivery_status`);
-    if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
-    if (filter.since) conditions.push(`created_at >= $${values.push(filter.since)}`);
-    if (filter.until) conditions.push(`created_at < $${values.push(filter.until)}`);
-    if (before) conditions.push(`id < $${values.push(before)}`);
+    const conditions = ['d.application_id = $1', "d.destination = 'webhook'"];
+    if (filter.status) conditions.push(statusCondition(filter.status, values));
+    if (filter.eventType) conditions.push(`d.event_type = $${values.push(filter.eventType)}`);
+    if (filter.since) conditions.push(`d.created_at >= $${values.push(filter.since)}`);
+    if (filter.until) conditions.push(`d.created_at < $${values.push(filter.until)}`);
+    if (before) conditions.push(`d.id < $${values.push(before)}`);
     const rows = await this.pg.sql<DeliveryRecord>(
-      `SELECT ${deliveryColumns('deliveries')}
-         FROM deliveries
+      `SELECT ${deliveryColumns('d', 'q')}
+         FROM deliveries d ${queueJoin('d', 'q')}
         WHERE ${conditions.join(' AND ')}
-        ORDER BY id DESC
+        ORDER BY d.id DESC
         LIMIT $2`,
       values,
     );
@@ -121,12 +131,15 @@ export class DeliveryLogRepository {
     filter: { eventType?: string; since?: Date; until?: Date },
   ): Promise<Partial<Record<DeliveryStatus, number>>> {
     const values: unknown[] = [scope.applicationId];
-    const conditions = ['application_id = $1', "destination = 'webhook'"];
-    if (filter.eventType) conditions.push(`event_type = $${values.push(filter.eventType)}`);
-    if (filter.since) conditions.push(`created_at >= $${values.push(filter.since)}`);
-    if (filter.until) conditions.push(`created_at < $${values.push(filter.until)}`);
+    const conditions = ['d.application_id = $1', "d.destination = 'webhook'"];
+    if (filter.eventType) conditions.push(`d.event_type = $${values.push(filter.eventType)}`);
+    if (filter.since) conditions.push(`d.created_at >= $${values.push(filter.since)}`);
+    if (filter.until) conditions.push(`d.created_at < $${values.push(filter.until)}`);
     const rows = await this.pg.sql<{ status: DeliveryStatus; count: number }>(
-      `SELECT status, count(*)::int AS count FROM deliveries WHERE ${conditions.join(' AND ')} GROUP BY status`,
+      `SELECT ${shownStatus('d', 'q')} AS status, count(*)::int AS count
+         FROM deliveries d ${queueJoin('d', 'q')}
+        WHERE ${conditions.join(' AND ')}
+        GROUP BY 1`,
       values,
     );
     return Object.fromEntries(rows.map((row) => [row.status, row.count]));
@@ -138,13 +151,13 @@ export class DeliveryLogRepository {
         attempts: (Omit<DeliveryAttemptRecord, 'startedAt' | 'nextAttemptAt'> & { startedAt: string; nextAttemptAt: string | null })[];
       }
     >(
-      `SELECT ${deliveryColumns('d')},
+      `SELECT ${deliveryColumns('d', 'q')},
               COALESCE((SELECT json_agg(json_build_object(
                          'number', a.number, 'startedAt', a.started_at, 'durationMs', a.duration_ms, 'url', a.url,
                          'responseStatus', a.response_status, 'responseExcerpt', a.response_excerpt, 'error', a.error,
                          'nextAttemptAt', a.next_attempt_at, 'requestHeaders', a.request_headers) ORDER BY a.number)
                           FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
-         FROM deliveries d
+         FROM deliveries d ${queueJoin('d', 'q')}
         WHERE d.id = $1 AND d.application_id = $2 AND d.destination = 'webhook'`,
       [id, scope.applicationId],
     );
@@ -160,23 +173,38 @@ export class DeliveryLogRepository {
 
   /**
    * Asks for one attempt now. A finished (succeeded or failed) delivery gets exactly one more
-   * attempt; a pending one has its next attempt brought forward and keeps its schedule after.
-   * Returns the delivery as it was before, or null when there is none: the caller tells
-   * 'sending' and 'cancelled' (not retried here) from success by its status.
+   * attempt (back in the queue, due now); a pending one has its next attempt brought forward and
+   * keeps its schedule after. Returns the delivery as it was before, or null when there is none:
+   * the caller tells 'sending' and 'cancelled' (not retried here) from success by its status.
+   * The queue row is locked before the delivery, in the order the worker's finish takes them,
+   * and without waiting: a row a claim or a finish holds this instant is being sent.
    */
   async requestAttempt(scope: ApplicationScope, id: string, now: Date): Promise<{ before: DeliveryStatus; after: DeliveryRecord } | null> {
     return this.pg.transaction(async (sql) => {
-      const [current] = await sql<DeliveryRecord>(
-        `SELECT ${deliveryColumns('deliveries')} FROM deliveries WHERE id = $1 AND application_id = $2 AND destination = 'webhook' FOR UPDATE`,
+      const queued = await sql<{ leased: boolean }>(
+        `SELECT ${leased('q', '$2')} AS leased FROM delivery_queue q WHERE q.delivery_id = $1 FOR UPDATE SKIP LOCKED`,
+        [id, now],
+      );
+      const [current] = await sql<DeliveryRecord & { destination: string; application_id: number }>(
+        `SELECT ${deliveryColumns('d', 'q')}, d.destination, d.application_id
+           FROM deliveries d ${queueJoin('d', 'q')}
+          WHERE d.id = $1 AND d.application_id = $2 AND d.destination = 'webhook' FOR UPDATE OF d`,
         [id, scope.applicationId],
       );
       if (!current) return null;
-      const before = current.status;
+      // A queue row that was there but locked: a worker is claiming or finishing it right now.
+      const held = current.status === 'pending' && (queued.length === 0 || queued[0].leased);
+      const before: DeliveryStatus = held ? 'sending' : current.status;
       if (before !== 'pending' && before !== 'succeeded' && before !== 'failed') return { before, after: current };
       const [after] = await sql<DeliveryRecord>(
-        `UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = $3
-          WHERE id = $1
-         RETURNING ${deliveryColumns('deliveries')}`,
+        `WITH requested AS (
+           UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = $3
+            WHERE id = $1
+           RETURNING ${ENQUEUED_COLUMNS}, event_id, event_type, attempt_count, created_at
+         ), queued AS (
+           ${before === 'pending' ? `UPDATE delivery_queue q SET due_at = $2 WHERE q.delivery_id = $1 AND NOT q.paused` : enqueue('requested')}
+         )
+         SELECT ${deliveryColumns('requested', null)} FROM requested`,
         [id, now, before !== 'pending'],
       );
       await sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
@@ -191,31 +219,49 @@ export class DeliveryLogRepository {
    */
   async recover(scope: ApplicationScope, range: { since: Date; until: Date; eventType?: string }, now: Date): Promise<number> {
     let requeued = 0;
-    let after: { createdAt: Date; id: string } = { createdAt: range.since, id: '' };
+    const firstId = firstIdAt('dlv', new Date(range.since.getTime() - ID_CLOCK_MARGIN_MS));
+    let after = '';
     for (;;) {
-      const [batch] = await this.pg.sql<{ requeued: number; seen: number; last_created_at: Date | null; last_id: string | null }>(
-        RECOVER_BATCH_SQL,
-        [scope.applicationId, range.since, range.until, after.createdAt, after.id, now, RECOVER_BATCH_SIZE, range.eventType ?? null],
-      );
+      const [batch] = await this.pg.sql<{ requeued: number; seen: number; last_id: string | null }>(RECOVER_BATCH_SQL, [
+        scope.applicationId,
+        firstId,
+        range.since,
+        after,
+        range.until,
+        now,
+        RECOVER_BATCH_SIZE,
+        range.eventType ?? null,
+      ]);
       if (batch.requeued > 0) {
         requeued += batch.requeued;
         this.notifier.deliveriesCommitted();
       }
-      if (batch.seen < RECOVER_BATCH_SIZE || batch.last_created_at === null || batch.last_id === null) return requeued;
-      after = { createdAt: batch.last_created_at, id: batch.last_id };
+      if (batch.seen < RECOVER_BATCH_SIZE || batch.last_id === null) return requeued;
+      after = batch.last_id;
       await sleep(RECOVER_PAUSE_MS);
     }
   }
 
-  /** Cancels what waits to be sent (pending or paused): every delivery of the application, or only those of one event type. */
+  /** Cancels what waits to be sent (pending, not held by a worker, or paused): every delivery of the application, or only those of one event type. */
   async cancelPending(scope: ApplicationScope, now: Date, eventType?: string): Promise<number> {
     const rows = await this.pg.sql(
-      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = $2
-        WHERE application_id = $1 AND destination = 'webhook' AND status IN ('pending', 'paused')
-          AND ($3::text IS NULL OR (event_type = $3 AND NOT ignores_subscription))
-        RETURNING id`,
+      cancelDequeued(
+        `DELETE FROM delivery_queue q
+          WHERE q.application_id = $1 AND q.destination = 'webhook' AND NOT ${leased('q', '$2')}
+            AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM deliveries d
+                                              WHERE d.id = q.delivery_id AND d.event_type = $3 AND NOT d.ignores_subscription))
+         RETURNING q.delivery_id`,
+        '$2',
+      ),
       [scope.applicationId, now, eventType ?? null],
     );
     return rows.length;
   }
+}
+
+/** The condition for the log's status filter on `d` LEFT JOIN `q`; pushes its parameter onto `values`. */
+function statusCondition(status: DeliveryStatus, values: unknown[]): string {
+  // Only `pending` and `sending` need the queue row: the others are stored as they are shown.
+  if (status === 'pending' || status === 'sending') return `${shownStatus('d', 'q')} = $${values.push(status)}`;
+  return `d.status = $${values.push(status)}::delivery_status`;
 }

@@ -1,18 +1,27 @@
 import { DeliveryRecord } from '../records';
-import { sqlColumnsOf } from '../table-columns';
+import { shownStatus } from '../queue/queue.sql';
 
-/** The columns of a DeliveryRecord; the SQL aliases make each row the record itself. */
-const DELIVERY_COLUMNS = {
-  id: 'id',
-  eventId: 'event_id',
-  eventType: 'event_type',
-  status: 'status',
-  attemptCount: 'attempt_count',
-  nextAttemptAt: 'next_attempt_at',
-  createdAt: 'created_at',
-} as const satisfies Record<keyof DeliveryRecord, string>;
+/**
+ * The columns of a DeliveryRecord, for `d` (deliveries) LEFT JOINed to its queue row `q`; the
+ * SQL aliases make each row the record itself. The status is the one the API shows (`sending`
+ * while a worker holds the delivery: queue.sql.ts); without `q`, the stored one.
+ */
+export function deliveryColumns(d: string, q: string | null): string {
+  const columns: Record<keyof DeliveryRecord, string> = {
+    id: `${d}.id`,
+    eventId: `${d}.event_id`,
+    eventType: `${d}.event_type`,
+    status: q === null ? `${d}.status::text` : shownStatus(d, q),
+    attemptCount: `${d}.attempt_count`,
+    nextAttemptAt: `${d}.next_attempt_at`,
+    createdAt: `${d}.created_at`,
+  };
+  return Object.entries(columns)
+    .map(([key, sql]) => `${sql} AS "${key}"`)
+    .join(', ');
+}
 
-/** `table` is how the statement names the deliveries table. */
-export function deliveryColumns(table: string): string {
-  return sqlColumnsOf(DELIVERY_COLUMNS, table);
+/** Joins the queue row `q` of the delivery `d` (deliveryColumns reads it). */
+export function queueJoin(d: string, q: string): string {
+  return `LEFT JOIN delivery_queue ${q} ON ${q}.delivery_id = ${d}.id`;
 }

@@ -6,6 +6,7 @@ import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from '../records';
+import { ENQUEUED_COLUMNS, enqueue } from '../queue/queue.sql';
 
 export interface NewEvent {
   id: string;
@@ -108,7 +109,9 @@ function publishManySql(wake: boolean): string {
      WHERE i.ignores_subscription OR EXISTS (
              SELECT 1 FROM subscriptions s
               WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active)
-    RETURNING id, event_id
+    RETURNING ${ENQUEUED_COLUMNS}, event_id
+  ), queued AS (
+    ${enqueue('delivery')}
   )
   ${
     wake
@@ -150,7 +153,9 @@ const REPLAY_SQL = `
       JOIN webhooks w ON w.application_id = $2
      WHERE e.ignores_subscription OR EXISTS (
              SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = e.event_type AND s.active)
-    RETURNING id
+    RETURNING ${ENQUEUED_COLUMNS}
+  ), queued AS (
+    ${enqueue('delivery')}
   )
   SELECT e.event_type, (SELECT id FROM delivery) AS delivery_id FROM event e`;
 

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, SqlQuery } from '../pg-pool';
 import { destinationHost } from '../configuration/webhook.sql';
+import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from '../queue/queue.sql';
 
 /** The operator's endpoint as stored (PRODUCT.md §10). */
 export interface OperationalWebhookRecord {
@@ -35,11 +36,14 @@ const NOTICE_SQL = `
     INSERT INTO events (id, application_id, event_type, payload, created_at)
     SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM operational_webhook)
     RETURNING id
+  ), delivery AS (
+    INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
+                            next_attempt_at, created_at, updated_at)
+    SELECT $6, id, $2, $3, 'pending', 'operational', true, $5, $5, $5 FROM event
+    RETURNING ${ENQUEUED_COLUMNS}
   )
-  INSERT INTO deliveries (id, event_id, application_id, event_type, status, destination, ignores_subscription,
-                          next_attempt_at, created_at, updated_at)
-  SELECT $6, id, $2, $3, 'pending', 'operational', true, $5, $5, $5 FROM event
-  RETURNING id`;
+  ${enqueue('delivery')}
+  RETURNING delivery_id`;
 
 /** Queues `notice` through `sql` (a transaction's); true when an operational webhook is there to receive it. */
 export async function queueOperationalNotice(sql: SqlQuery, notice: OperationalNotice): Promise<boolean> {
@@ -93,8 +97,10 @@ export class OperationalWebhookRepository {
       const [row] = await sql<OperationalWebhookRecord>(`DELETE FROM operational_webhook WHERE id = 1 RETURNING ${COLUMNS}`);
       if (row) {
         await sql(
-          `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = $1
-            WHERE destination = 'operational' AND status IN ('pending', 'paused')`,
+          cancelDequeued(
+            `DELETE FROM delivery_queue q WHERE q.destination = 'operational' AND NOT ${leased('q', '$1')} RETURNING q.delivery_id`,
+            '$1',
+          ),
           [now],
         );
       }

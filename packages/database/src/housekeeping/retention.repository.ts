@@ -6,7 +6,7 @@ import { PgPool, SqlQuery } from '../pg-pool';
 /** What one pass of retention removed, by table. */
 export interface RemovedRows {
   deliveries: number;
-  /** Attempts removed with their deliveries (by cascade). */
+  /** Attempts removed with their deliveries. */
   attempts: number;
   events: number;
   /** Customer portal links (PRODUCT.md §12) expired or revoked before the cutoff. */
@@ -29,47 +29,53 @@ export const RETENTION_MIN_PAUSE_MS = 10;
 export const RETENTION_LOCK_KEY = 72_707_369_002;
 
 /**
- * Finished deliveries that last changed before $1, oldest first, through the partial index of
- * finished deliveries (deliveries_updated_at_idx); their attempts go with them (ON DELETE
- * CASCADE, through the (delivery_id, number) index). Pending, sending (and, with §10, paused)
- * deliveries are never in that index, so they are never removed.
+ * One batch of retention, read through the events' created_at index: the next events created
+ * before $1 after the keyset ($3 created_at, $4 id), oldest first. Their deliveries that finished
+ * (succeeded, failed, cancelled) before $1 go, with their attempts (through the attempts'
+ * (delivery_id, number) index: there is no cascade, see the schema). A delivery is never older
+ * than its event, so no other delivery can be due for removal. Unfinished deliveries (those in
+ * the queue) never are; rows a manual retry has locked are skipped and checked again under the
+ * lock. Deliveries are found through their events, not through an index of their own status or
+ * update time: such an index would make every attempt's update of `deliveries` a non-HOT one.
  */
 const REMOVE_DELIVERIES_SQL = `
-  WITH doomed AS (
-    SELECT id FROM deliveries
-     WHERE status IN ('succeeded', 'failed', 'cancelled') AND updated_at < $1
-     ORDER BY updated_at
-     LIMIT $2
-       FOR UPDATE SKIP LOCKED
-  ), removed AS (
-    DELETE FROM deliveries d USING doomed WHERE d.id = doomed.id RETURNING d.attempt_count
-  )
-  SELECT count(*)::int AS removed, coalesce(sum(attempt_count), 0)::int AS attempts FROM removed`;
-
-/**
- * Events created before $1 that no delivery refers to any more, oldest first by the keyset
- * ($3 created_at, $4 id): an old event whose delivery is still pending stays, and is passed over
- * rather than read again by every later batch of this pass. A replay may give one of these
- * events a delivery while the statement runs, unseen by its snapshot; the deliveries → events
- * foreign key is RESTRICT, so that delete fails instead of taking the new delivery with it, and
- * the batch is done again (removeEvents).
- */
-const REMOVE_EVENTS_SQL = `
   WITH seen AS (
     SELECT e.id, e.created_at FROM events e
      WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
      ORDER BY e.created_at, e.id
      LIMIT $2
   ), doomed AS (
-    SELECT s.id FROM seen s
-     WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = s.id)
+    SELECT d.id FROM seen s JOIN deliveries d ON d.event_id = s.id
+     WHERE d.status IN ('succeeded', 'failed', 'cancelled') AND d.updated_at < $1
+       FOR UPDATE OF d SKIP LOCKED
+  ), attempts AS (
+    DELETE FROM delivery_attempts a USING doomed WHERE a.delivery_id = doomed.id RETURNING 1
   ), removed AS (
-    DELETE FROM events e USING doomed WHERE e.id = doomed.id RETURNING e.id
+    DELETE FROM deliveries d USING doomed WHERE d.id = doomed.id RETURNING 1
   ), last AS (
     SELECT created_at, id FROM seen ORDER BY created_at DESC, id DESC LIMIT 1
   )
-  SELECT (SELECT count(*) FROM removed)::int AS removed, (SELECT count(*) FROM seen)::int AS seen,
-         (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`;
+  SELECT (SELECT count(*) FROM removed)::int AS removed, (SELECT count(*) FROM attempts)::int AS attempts,
+         (SELECT count(*) FROM seen)::int AS seen, (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`;
+
+/**
+ * The events of the same batch (REMOVE_DELIVERIES_SQL has removed what it could of their
+ * deliveries, in a statement of its own, so this one's snapshot sees that) that no delivery refers
+ * to any more: an old event whose delivery is still pending, or finished recently, stays. A
+ * replay may give one of these events a delivery while the statement runs, unseen by its
+ * snapshot; the deliveries → events foreign key is RESTRICT, so that delete fails instead of
+ * taking the new delivery with it, and the statement is run again (removeBatch).
+ */
+const REMOVE_EVENTS_SQL = `
+  WITH seen AS (
+    SELECT e.id FROM events e
+     WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
+     ORDER BY e.created_at, e.id
+     LIMIT $2
+  ), doomed AS (
+    SELECT s.id FROM seen s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = s.id)
+  )
+  DELETE FROM events e USING doomed WHERE e.id = doomed.id RETURNING e.id`;
 
 /**
  * Retention (PRODUCT.md §11) as small indexed batch deletes, each its own statement and commit.
@@ -80,10 +86,10 @@ export class RetentionRepository {
   constructor(private readonly pg: PgPool) {}
 
   /**
-   * Removes, in batches of `batchSize`, finished deliveries (with their attempts) last changed
-   * before `cutoff`, then events created before it that no delivery refers to, then portal links
-   * that stopped working (expired or revoked) before it, each batch
-   * followed by a pause in proportion to its time. `afterBatch` runs after each batch (the
+   * Removes, in batches of `batchSize` events created before `cutoff`, their deliveries (with
+   * their attempts) that finished before it and then those of the events no delivery refers to
+   * any more; then portal links that stopped working (expired or revoked) before it. Each batch
+   * is followed by a pause in proportion to its time. `afterBatch` runs after each batch (the
    * worker counts there, and stops a pass by throwing). Null when another process is doing it
    * right now.
    */
@@ -103,22 +109,15 @@ export class RetentionRepository {
         await sleep(Math.max(RETENTION_MIN_PAUSE_MS, busyMs * RETENTION_PAUSE_PER_BATCH_TIME));
         return result;
       };
-      for (;;) {
-        const removed = await paced(
-          async () => (await sql<{ removed: number; attempts: number }>(REMOVE_DELIVERIES_SQL, [cutoff, batchSize]))[0],
-          (batch) => ({ deliveries: batch.removed, attempts: batch.attempts, events: 0, portalLinks: 0 }),
-        );
-        total.deliveries += removed.removed;
-        total.attempts += removed.attempts;
-        if (removed.removed < batchSize) break;
-      }
       let after: { createdAt: Date; id: string } | null = null;
       do {
         const batch = await paced(
-          () => removeEvents(sql, cutoff, after, batchSize),
-          (events) => ({ deliveries: 0, attempts: 0, events: events.removed, portalLinks: 0 }),
+          () => removeBatch(sql, cutoff, after, batchSize),
+          (removed) => ({ deliveries: removed.deliveries, attempts: removed.attempts, events: removed.events, portalLinks: 0 }),
         );
-        total.events += batch.removed;
+        total.deliveries += batch.deliveries;
+        total.attempts += batch.attempts;
+        total.events += batch.events;
         after = batch.next;
       } while (after);
       // Few rows (a link lives a day at most), so one statement.
@@ -131,24 +130,31 @@ export class RetentionRepository {
   }
 }
 
-/** One batch of old events after the keyset `after`; `next` is null once every old event has been looked at. */
-async function removeEvents(
+/**
+ * One batch of old events after the keyset `after`: their finished deliveries, then the events
+ * left without any; `next` is null once every old event has been looked at.
+ */
+async function removeBatch(
   sql: SqlQuery,
   cutoff: Date,
   after: { createdAt: Date; id: string } | null,
   limit: number,
-): Promise<{ removed: number; next: { createdAt: Date; id: string } | null }> {
+): Promise<{ deliveries: number; attempts: number; events: number; next: { createdAt: Date; id: string } | null }> {
   const values = [cutoff, limit, after?.createdAt ?? new Date(0), after?.id ?? ''];
-  type Batch = { removed: number; seen: number; last_created_at: Date | null; last_id: string | null };
-  let batch: Batch;
+  type Batch = { removed: number; attempts: number; seen: number; last_created_at: Date | null; last_id: string | null };
+  const [batch] = await sql<Batch>(REMOVE_DELIVERIES_SQL, values);
+  let events: number;
   try {
-    [batch] = await sql<Batch>(REMOVE_EVENTS_SQL, values);
+    events = (await sql(REMOVE_EVENTS_SQL, values)).length;
   } catch (error) {
     // A replay gave an old event a delivery meanwhile (see REMOVE_EVENTS_SQL): the same batch
     // again, in a new statement whose snapshot sees that delivery and keeps the event.
     if (classifyDatabaseError(error) !== 'foreign_key_violation') throw error;
-    [batch] = await sql<Batch>(REMOVE_EVENTS_SQL, values);
+    events = (await sql(REMOVE_EVENTS_SQL, values)).length;
   }
-  if (batch.seen < limit || batch.last_created_at === null || batch.last_id === null) return { removed: batch.removed, next: null };
-  return { removed: batch.removed, next: { createdAt: batch.last_created_at, id: batch.last_id } };
+  const next =
+    batch.seen < limit || batch.last_created_at === null || batch.last_id === null
+      ? null
+      : { createdAt: batch.last_created_at, id: batch.last_id };
+  return { deliveries: batch.removed, attempts: batch.attempts, events, next };
 }

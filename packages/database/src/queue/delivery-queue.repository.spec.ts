@@ -3,6 +3,7 @@ import { PgPool } from '../pg-pool';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { sql } from '../testing/sql';
+import { shownStatus } from './queue.sql';
 import { ClaimOptions, DeliveryQueueRepository, NewAttemptRecord } from './delivery-queue.repository';
 
 /**
@@ -63,6 +64,7 @@ describe('DeliveryQueueRepository', () => {
          VALUES ($1, $2, $3, 'acw_start', 'pending', $4, $4, $4)`,
         [`dlv_${n}`, `evt_${n}`, applicationId, at],
       );
+      await sql(db.url, `INSERT INTO delivery_queue (delivery_id, application_id, due_at) VALUES ($1, $2, $3)`, [`dlv_${n}`, applicationId, at]);
       ids.push(`dlv_${n}`);
     }
     return ids;
@@ -81,10 +83,12 @@ describe('DeliveryQueueRepository', () => {
     });
   }
 
+  /** Each delivery as the API shows it, its queue row's lease and due time (null once out of the queue), and both rows' versions. */
   const rows = (ids: string[]) =>
-    sql<{ id: string; status: string; lease_token: string | null; updated_at: Date }>(
+    sql<{ id: string; status: string; lease_token: string | null; due_at: Date | null; paused: boolean | null; versions: string }>(
       db.url,
-      'SELECT id, status::text, lease_token, updated_at FROM deliveries WHERE id = ANY($1) ORDER BY id',
+      `SELECT d.id, ${shownStatus('d', 'q')} AS status, q.lease_token, q.due_at, q.paused, d.xmin::text || '/' || coalesce(q.xmin::text, '-') AS versions
+         FROM deliveries d LEFT JOIN delivery_queue q ON q.delivery_id = d.id WHERE d.id = ANY($1) ORDER BY d.id`,
       [ids],
     );
 
@@ -104,6 +108,7 @@ describe('DeliveryQueueRepository', () => {
 
   afterEach(async () => {
     // Each test starts from an empty queue; the applications stay (ids are never reused).
+    await sql(db.url, 'DELETE FROM delivery_queue');
     await sql(db.url, 'DELETE FROM delivery_attempts');
     await sql(db.url, 'DELETE FROM deliveries');
     await sql(db.url, 'DELETE FROM events');
@@ -120,6 +125,8 @@ describe('DeliveryQueueRepository', () => {
       expect(batch.deliveries.map((d) => d.id)).toEqual(ids.slice(0, 3));
       const after = await rows(ids);
       expect(after.slice(0, 3).map((r) => r.status)).toEqual(['sending', 'sending', 'sending']);
+      // The claim writes the queue rows' lease only: the deliveries' rows are the ones published.
+      expect(after.slice(0, 3).map((r) => r.versions.split('/')[0])).toEqual(before.slice(0, 3).map((r) => r.versions.split('/')[0]));
       // Not claimed and handed back: the same row versions as before the claim.
       expect(after.slice(3)).toEqual(before.slice(3));
     });
@@ -161,7 +168,8 @@ describe('DeliveryQueueRepository', () => {
       expect(await queue.finish(id, token, { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(true);
 
       const [row] = await rows([id]);
-      expect(row).toMatchObject({ status: 'succeeded', lease_token: null });
+      // Done: out of the queue.
+      expect(row).toMatchObject({ status: 'succeeded', lease_token: null, due_at: null });
       const attempts = await sql(db.url, 'SELECT number, response_status FROM delivery_attempts WHERE delivery_id = $1', [id]);
       expect(attempts).toEqual([{ number: 1, response_status: 200 }]);
     });
@@ -178,17 +186,37 @@ describe('DeliveryQueueRepository', () => {
       expect(await queue.cancelClaimed(cancelled, token, new Date())).toBe(true);
       expect(await queue.pauseClaimed(paused, token, new Date())).toBe(true);
 
-      expect((await rows([released, cancelled, paused])).map((r) => [r.status, r.lease_token])).toEqual([
-        ['pending', null],
-        ['cancelled', null],
-        ['paused', null],
+      expect((await rows([released, cancelled, paused])).map((r) => [r.status, r.lease_token, r.paused])).toEqual([
+        ['pending', null, false],
+        ['cancelled', null, null],
+        ['paused', null, true],
       ]);
-      const [{ next_attempt_at }] = await sql(db.url, 'SELECT next_attempt_at FROM deliveries WHERE id = $1', [released]);
-      expect(next_attempt_at.getTime()).toBe(dueAt.getTime());
+      expect((await rows([released]))[0].due_at?.getTime()).toBe(dueAt.getTime());
       // Scheduled later, so not claimable now; the claim says when it will be.
       const later = await claim();
       expect(later.deliveries).toEqual([]);
       expect(later.nextClaimableAt?.getTime()).toBe(dueAt.getTime());
+    });
+  });
+
+  describe('retries and the backlog', () => {
+    it('puts a delivery with a retry to come back in the queue at its next attempt, and counts the queue by state', async () => {
+      const app = await application('10.0.0.8');
+      const [retried, held, waiting] = await due(app, 3);
+      const token = randomUUID();
+      const now = new Date();
+      await claim({ token, limit: 2 });
+      const nextAttemptAt = new Date(now.getTime() + 30_000);
+
+      expect(await queue.finish(retried, token, { status: 'pending', nextAttemptAt, now }, { ...attempt(), responseStatus: 500 })).toBe(true);
+
+      const [row] = await rows([retried]);
+      expect(row).toMatchObject({ status: 'pending', lease_token: null, paused: false });
+      expect(row.due_at?.getTime()).toBe(nextAttemptAt.getTime());
+      const [delivery] = await sql(db.url, 'SELECT attempt_count, next_attempt_at FROM deliveries WHERE id = $1', [retried]);
+      expect(delivery).toEqual({ attempt_count: 1, next_attempt_at: nextAttemptAt });
+      expect(await queue.backlog(new Date())).toMatchObject({ due: 1, scheduled: 1, sending: 1, paused: 0 });
+      expect([held, waiting]).toHaveLength(2);
     });
   });
 

@@ -4,6 +4,7 @@ import { Batcher } from '../batching/batcher';
 import { PgPool, preparedStatement } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
+import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from './queue.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
 
 export interface ClaimedDelivery {
@@ -180,63 +181,58 @@ const LOAD_CONTEXTS = preparedStatement(
 );
 
 /**
- * One half of a claim: up to $3 deliveries in `status` whose `dueColumn` has come ($1), in the
- * order of that status's partial index (deliveries_due_idx, deliveries_leased_idx) so the scan
- * stops at the LIMIT whatever the backlog or the history,
- * skipping rows other workers hold and hosts this worker has no room worth claiming for ($2).
- * Each row comes with its destination host (null for a notice to the operator's endpoint, which
- * is neither throttled nor held back by the application's host).
- */
-function dueScan(status: 'pending' | 'sending', dueColumn: 'next_attempt_at' | 'lease_expires_at', reached: '<=' | '<'): string {
-  return `SELECT d.id, d.${dueColumn} AS due_at, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled FROM deliveries d
-            LEFT JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
-           WHERE d.status = '${status}' AND d.${dueColumn} ${reached} $1
-             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
-           ORDER BY d.${dueColumn}
-           LIMIT $3
-             FOR UPDATE OF d SKIP LOCKED`;
-}
-
-/**
  * The claim (DeliveryQueueRepository.claim): $1 now, $2 hosts not to claim for, $3 the limit,
  * $4 the lease token, $5 the lease's end, $6 the per-host cap, $7 hosts with attempts in flight
- * and $8 how many each. Due-and-pending and lease-expired are two index-ordered scans that stop
- * at the LIMIT; one scan of their OR read and sorted every due row (82 ms against 0.4 ms a claim
- * with 100,000 due). Of the rows found, each host gets at most the room it has left (`fitting`;
- * throttled webhooks' rows are the throttle's claim's to share out):
- * a row beyond it stays pending, untouched, instead of being claimed and handed back with a
- * statement of its own (6.9 row updates and 2.75 commits per delivery under a flood to one host,
- * bench/ storage). Rows of throttled webhooks (a flag of the webhook the scan joins anyway) are
- * left to the throttle's own statement, which runs only when there are some; the UPDATE checks the
- * throttle again, so one set meanwhile is honoured. The claimed rows come back with their attempts' contexts: one round trip from NOTIFY to the attempt
- * instead of two. Every row (and a row of nulls when nothing was found) also carries when the next
- * delivery falls due after now, or a lease runs out: the worker's wait after a short claim, without
- * a statement and commit of its own. Exported for the bench, which shows its plan.
+ * and $8 how many each.
+ *
+ * `due` reads the queue's due index (delivery_queue_due_idx) in due order and stops at the LIMIT,
+ * whatever the backlog or the history: finished deliveries are not in the queue at all. A row
+ * under a live lease is passed over (a worker holds it); one whose lease ran out is due again
+ * (its worker died), so there is one scan for both. Rows other workers are claiming are skipped,
+ * and so are hosts this worker has no room worth claiming for ($2).
+ *
+ * Of the rows found, each host gets at most the room it has left (`fitting`; throttled webhooks'
+ * rows are the throttle's claim's to share out): a row beyond it stays untouched, instead of
+ * being claimed and handed back with a statement of its own (6.9 row updates and 2.75 commits
+ * per delivery under a flood to one host, bench/ storage). Rows of throttled webhooks are left to
+ * the throttle's own statement, which runs only when there are some; the UPDATE checks the
+ * throttle again, so one set meanwhile is honoured.
+ *
+ * The claim writes only the queue row's lease, two columns no index names: a HOT update, and
+ * `deliveries` is not written at all. The claimed rows come back with what their attempts need
+ * (their deliveries' rows and contexts): one round trip from NOTIFY to the attempt. Every row
+ * (and a row of nulls when nothing was found) also carries when the next delivery falls due
+ * after now: the worker's wait after a short claim, without a statement of its own. (A lease
+ * another worker lets run out is found by the worker's idle poll.) Exported for the bench,
+ * which shows its plan.
  */
-export const CLAIM_SQL = `WITH pending_due AS (
-         ${dueScan('pending', 'next_attempt_at', '<=')}
-       ), lease_expired AS (
-         ${dueScan('sending', 'lease_expires_at', '<')}
-       ), due AS (
-         SELECT id, host, throttled, due_at FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) due ORDER BY due_at LIMIT $3
+export const CLAIM_SQL = `WITH due AS (
+         SELECT q.delivery_id AS id, q.due_at, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled
+           FROM delivery_queue q
+           LEFT JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
+          WHERE NOT q.paused AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+            AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
+          ORDER BY q.due_at
+          LIMIT $3
+            FOR UPDATE OF q SKIP LOCKED
        ), fitting AS (
          -- A throttled webhook's rows all go on to the throttle's claim, which holds what fits and
          -- reserves later slots for the rest (throttle.sql.ts).
          SELECT id FROM (SELECT id, host, throttled, row_number() OVER (PARTITION BY host, throttled ORDER BY due_at, id) AS n FROM due) ranked
           WHERE host IS NULL OR throttled OR n <= $6::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
-       ), claimed AS (
-         UPDATE deliveries d SET status = 'sending', lease_token = $4, lease_expires_at = $5, updated_at = $1
+       ), leases AS (
+         UPDATE delivery_queue q SET lease_token = $4, lease_until = $5
            FROM fitting
-          WHERE d.id = fitting.id
-            AND (d.destination <> 'webhook'
-                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = d.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING d.id, d.event_id, d.application_id, d.event_type, d.destination, d.attempt_count, d.manual_attempt,
-                   d.ignores_subscription
+          WHERE q.delivery_id = fitting.id
+            AND (q.destination <> 'webhook'
+                 OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = q.application_id AND t.throttle_per_second IS NOT NULL))
+         RETURNING q.delivery_id
+       ), claimed AS (
+         SELECT d.* FROM leases JOIN deliveries d ON d.id = leases.delivery_id
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
               next.at AS next_claimable_at, ${contextColumns('c')}
-         FROM (SELECT LEAST((SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND next_attempt_at > $1),
-                            (SELECT min(lease_expires_at) FROM deliveries WHERE status = 'sending')) AS at) next
+         FROM (SELECT min(due_at) AS at FROM delivery_queue WHERE NOT paused AND due_at > $1) next
          LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
          ${contextJoins('c')}`;
@@ -246,9 +242,14 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
  * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
- * notices in one statement. $1… are arrays, one element per attempt (FinishItem). Not a
- * prepared statement: PostgreSQL's cached generic plan for it (an unnest of unknown length
- * joined to deliveries) made its CPU per delivery grow run after run (bench/README.md).
+ * notices in one statement. $1… are arrays, one element per attempt (FinishItem).
+ *
+ * The lease is checked on the queue row: a delivery that is done leaves the queue (`dequeued`),
+ * one with a retry to come is due again at it (`rescheduled`); only those, whose worker still
+ * held them, have their `deliveries` row updated, once, with columns no index names (a HOT
+ * update, given the room the table's fillfactor leaves on each page). Not a prepared statement:
+ * PostgreSQL's cached generic plan for it (an unnest of unknown length joined to deliveries) made
+ * its CPU per delivery grow run after run (bench/README.md).
  */
 const FINISH_SQL = `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
@@ -256,12 +257,22 @@ const FINISH_SQL = `WITH input AS (
                               $14::text[], $15::text[])
            AS t(delivery_id, token, status, next_attempt_at, finished_at, attempt_id, started_at, duration_ms, url,
                 response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
+       ), dequeued AS (
+         DELETE FROM delivery_queue q USING input i
+          WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status <> 'pending'
+         RETURNING q.delivery_id
+       ), rescheduled AS (
+         UPDATE delivery_queue q SET due_at = i.next_attempt_at, lease_token = NULL, lease_until = NULL
+           FROM input i
+          WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status = 'pending'
+         RETURNING q.delivery_id
        ), finished AS (
          UPDATE deliveries d
             SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
-                lease_token = NULL, lease_expires_at = NULL, manual_attempt = false, updated_at = i.finished_at
+                manual_attempt = false, updated_at = i.finished_at
            FROM input i
-          WHERE d.id = i.delivery_id AND d.lease_token = i.token
+          WHERE d.id = i.delivery_id
+            AND i.delivery_id IN (SELECT delivery_id FROM dequeued UNION ALL SELECT delivery_id FROM rescheduled)
          RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
        ), streaks AS (
          -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
@@ -304,6 +315,9 @@ const FINISH_SQL = `WITH input AS (
          SELECT notice_delivery_id, notice_event_id, application_id, 'delivery.exhausted', 'pending', 'operational', true,
                 finished_at, finished_at, finished_at
            FROM exhausted
+         RETURNING ${ENQUEUED_COLUMNS}
+       ), exhausted_queued AS (
+         ${enqueue('exhausted_delivery')}
        )
        INSERT INTO delivery_attempts (id, delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
@@ -313,8 +327,8 @@ const FINISH_SQL = `WITH input AS (
        RETURNING delivery_id`;
 
 /**
- * The worker's side of the deliveries table: a claim is a lease (status 'sending', a token, an
- * expiry). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
+ * The worker's side of the queue: a claim is a lease on the delivery's queue row (a token and
+ * an expiry; the delivery reads as `sending` meanwhile). Finishing, cancelling and releasing are guarded by the token, so a worker whose lease
  * ran out and was taken over cannot overwrite the new owner's work. No transaction is ever held
  * across an HTTP call. These run once per attempt, so they go straight to the pool (PgPool),
  * never through Prisma.
@@ -405,9 +419,8 @@ export class DeliveryQueueRepository {
    */
   async releaseKeepingSlot(deliveryId: string, token: string, slot: string, dueAt: Date): Promise<boolean> {
     const rows = await this.pg.sql(
-      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, throttle_slot_at = $4::timestamptz, lease_token = NULL,
-              lease_expires_at = NULL, updated_at = $1
-        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      `UPDATE delivery_queue SET due_at = $1, throttle_slot_at = $4::timestamptz, slot_reserved_at = $1, lease_token = NULL, lease_until = NULL
+        WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id`,
       [dueAt, deliveryId, token, slot],
     );
     return rows.length > 0;
@@ -463,8 +476,7 @@ export class DeliveryQueueRepository {
   /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
   async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
     const rows = await this.pg.sql(
-      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
-        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      cancelDequeued(`DELETE FROM delivery_queue WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id`, '$1'),
       [now, deliveryId, token],
     );
     return rows.length > 0;
@@ -473,8 +485,11 @@ export class DeliveryQueueRepository {
   /** Parks a claimed delivery without an attempt: its webhook is disabled (PRODUCT.md §10). Enabling resumes it. */
   async pauseClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
     const rows = await this.pg.sql(
-      `UPDATE deliveries SET status = 'paused', lease_token = NULL, lease_expires_at = NULL, updated_at = $1
-        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      `WITH parked AS (
+         UPDATE delivery_queue SET paused = true, lease_token = NULL, lease_until = NULL
+          WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id
+       )
+       UPDATE deliveries d SET status = 'paused', updated_at = $1 FROM parked WHERE d.id = parked.delivery_id RETURNING d.id`,
       [now, deliveryId, token],
     );
     return rows.length > 0;
@@ -483,8 +498,8 @@ export class DeliveryQueueRepository {
   /** Hands a claimed delivery back untouched (a worker shutting down), due at `dueAt`. */
   async release(deliveryId: string, token: string, dueAt: Date): Promise<boolean> {
     const rows = await this.pg.sql(
-      `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_token = NULL, lease_expires_at = NULL, updated_at = $1
-        WHERE id = $2 AND lease_token = $3 RETURNING id`,
+      `UPDATE delivery_queue SET due_at = $1, lease_token = NULL, lease_until = NULL
+        WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id`,
       [dueAt, deliveryId, token],
     );
     return rows.length > 0;
@@ -505,14 +520,15 @@ export class DeliveryQueueRepository {
       active_webhooks: string;
       disabled_webhooks: string;
     }>(
-      // One count per partial index of the queue (each holds only its status's rows).
-      `SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1) AS due,
-              (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at > $1) AS scheduled,
-              (SELECT count(*) FROM deliveries WHERE status = 'sending' AND lease_expires_at IS NOT NULL) AS sending,
-              (SELECT count(*) FROM deliveries WHERE status = 'paused' AND application_id IS NOT NULL) AS paused,
-              (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending') AS oldest_due_at,
+      // The queue holds only unfinished deliveries: one pass over it, never over the history.
+      `SELECT count(*) FILTER (WHERE NOT paused AND due_at <= $1 AND NOT ${leased('q', '$1')}) AS due,
+              count(*) FILTER (WHERE NOT paused AND due_at > $1 AND NOT ${leased('q', '$1')}) AS scheduled,
+              count(*) FILTER (WHERE ${leased('q', '$1')}) AS sending,
+              count(*) FILTER (WHERE paused) AS paused,
+              min(due_at) FILTER (WHERE NOT paused AND NOT ${leased('q', '$1')}) AS oldest_due_at,
               (SELECT count(*) FROM webhooks WHERE state = 'active') AS active_webhooks,
-              (SELECT count(*) FROM webhooks WHERE state = 'disabled') AS disabled_webhooks`,
+              (SELECT count(*) FROM webhooks WHERE state = 'disabled') AS disabled_webhooks
+         FROM delivery_queue q`,
       [now],
     );
     const oldestDueAt = row?.oldest_due_at ?? null;

@@ -1,3 +1,5 @@
+import { leased } from './queue.sql';
+
 /**
  * Per-webhook throttling (PRODUCT.md §10), shared by every worker process through PostgreSQL.
  * ARCHITECTURE.md ("Throttling") explains the design and the bound it gives.
@@ -6,7 +8,7 @@
  * free one is `webhook_throttles.next_slot_at`, in database time. A claim gives each due delivery
  * of a throttled webhook the next slot under that row's lock. A slot within the hold horizon is
  * claimed and the worker holds the delivery until the slot comes; a later slot is reserved: the
- * delivery stays pending with the slot in `throttle_slot_at` and becomes due again shortly
+ * delivery stays in the queue with the slot in `throttle_slot_at` and becomes due again shortly
  * before it, so a backlog leaves the claim's due range instead of being walked past by every
  * claim (no head-of-line blocking), and each delivery is rescheduled once.
  */
@@ -51,18 +53,18 @@ export const THROTTLE_LATE_MS = 20;
 export const CLAIM_THROTTLED_SQL = `
   WITH clock AS MATERIALIZED (SELECT clock_timestamp() AS at),
   candidates AS (
-    SELECT d.id, d.application_id, d.next_attempt_at, d.throttle_slot_at, w.destination_host,
+    SELECT q.delivery_id AS id, q.application_id, q.due_at, q.throttle_slot_at, w.destination_host,
            interval '1 second' * ${THROTTLE_SPACING} / w.throttle_per_second AS spacing
-      FROM deliveries d
-      JOIN webhooks w ON w.application_id = d.application_id AND d.destination = 'webhook'
-     WHERE d.id = ANY($2::text[])
-       AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'sending' AND d.lease_expires_at < $1))
-       AND w.throttle_per_second IS NOT NULL AND d.destination = 'webhook'
-       FOR UPDATE OF d SKIP LOCKED
+      FROM delivery_queue q
+      JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
+     WHERE q.delivery_id = ANY($2::text[])
+       AND NOT q.paused AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+       AND w.throttle_per_second IS NOT NULL AND q.destination = 'webhook'
+       FOR UPDATE OF q SKIP LOCKED
   ),
   fresh AS (
     -- Without a slot it can still use: takes the next ones, oldest first.
-    SELECT c.id, c.application_id, c.spacing, row_number() OVER (PARTITION BY c.application_id ORDER BY c.next_attempt_at, c.id) AS n
+    SELECT c.id, c.application_id, c.spacing, row_number() OVER (PARTITION BY c.application_id ORDER BY c.due_at, c.id) AS n
       FROM candidates c, clock
      WHERE c.throttle_slot_at IS NULL OR c.throttle_slot_at < clock.at - interval '${THROTTLE_LATE_MS} milliseconds'
   ),
@@ -90,16 +92,16 @@ export const CLAIM_THROTTLED_SQL = `
                  <= $7::int - COALESCE(($6::int[])[array_position($5::text[], c.destination_host)], 0) AS hold
       FROM slotted s JOIN candidates c USING (id), clock
   )
-  UPDATE deliveries d
-     SET status = CASE WHEN x.hold THEN 'sending'::delivery_status ELSE 'pending'::delivery_status END,
-         lease_token = CASE WHEN x.hold THEN $3::text END,
-         lease_expires_at = CASE WHEN x.hold THEN $4::timestamptz END,
-         next_attempt_at = CASE WHEN x.hold THEN d.next_attempt_at
-                                ELSE $1::timestamptz + (x.slot - interval '${DUE_BEFORE_SLOT_MS} milliseconds' - clock.at) END,
+  UPDATE delivery_queue q
+     SET lease_token = CASE WHEN x.hold THEN $3::text END,
+         lease_until = CASE WHEN x.hold THEN $4::timestamptz END,
+         due_at = CASE WHEN x.hold THEN q.due_at
+                       ELSE $1::timestamptz + (x.slot - interval '${DUE_BEFORE_SLOT_MS} milliseconds' - clock.at) END,
          throttle_slot_at = CASE WHEN x.hold THEN NULL ELSE x.slot END,
-         updated_at = $1
-    FROM decided x, clock
-   WHERE d.id = x.id
-  RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription, d.next_attempt_at,
+         slot_reserved_at = CASE WHEN x.hold THEN NULL ELSE $1::timestamptz END
+    FROM decided x, clock, deliveries d
+   WHERE q.delivery_id = x.id AND d.id = q.delivery_id
+  RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
+            q.due_at AS next_attempt_at,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,
             extract(epoch FROM clock_timestamp()) * 1000 AS database_ms`;

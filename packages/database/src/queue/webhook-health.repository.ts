@@ -4,6 +4,7 @@ import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool } from '../pg-pool';
 import { queueOperationalNotice } from '../events/operational-webhook.repository';
 import { ApplicationScope } from '../records';
+import { leased } from './queue.sql';
 
 /** Ids for the operational notice a state change may queue (the caller's IdGenerator makes them). */
 export type NoticeIds = () => { eventId: string; deliveryId: string };
@@ -24,27 +25,38 @@ export const HEALTH_BATCH_SIZE = 1000;
 const STATUS_COLUMNS = `state, disabled_at AS "disabledAt", disabled_reason AS "disabledReason", failing_since AS "failingSince",
   last_success_at AS "lastSuccessAt", consecutive_failures AS "consecutiveFailures"`;
 
-/** One batch of an application's pending deliveries made paused. $1 application, $2 now, $3 batch size. */
+/**
+ * One batch of an application's pending deliveries made paused, through the queue's
+ * (application_id, due_at) index; one a worker holds is paused by that worker when it sees the
+ * webhook disabled. $1 application, $2 now, $3 batch size.
+ */
 const PAUSE_BATCH_SQL = `
   WITH batch AS (
-    SELECT id FROM deliveries WHERE application_id = $1 AND status = 'pending' AND destination = 'webhook' LIMIT $3 FOR UPDATE SKIP LOCKED
+    SELECT delivery_id FROM delivery_queue q
+     WHERE application_id = $1 AND NOT paused AND destination = 'webhook' AND NOT ${leased('q', '$2')}
+     LIMIT $3 FOR UPDATE SKIP LOCKED
+  ), parked AS (
+    UPDATE delivery_queue q SET paused = true FROM batch WHERE q.delivery_id = batch.delivery_id RETURNING q.delivery_id
   )
-  UPDATE deliveries d SET status = 'paused', updated_at = $2 FROM batch WHERE d.id = batch.id AND d.status = 'pending'
+  UPDATE deliveries d SET status = 'paused', updated_at = $2 FROM parked WHERE d.id = parked.delivery_id
   RETURNING d.id`;
 
 /**
  * One batch of an application's paused deliveries made due again. Each becomes due at its
- * creation time: all are due at once, and the claim (ordered by next_attempt_at) takes them
+ * creation time: all are due at once, and the claim (ordered by due_at) takes them
  * oldest first, ahead of what was published since. Attempts made are kept, so each goes on
  * with the rest of its schedule. $1 application, $2 now, $3 batch size.
  */
 const RESUME_BATCH_SQL = `
   WITH batch AS (
-    SELECT id FROM deliveries WHERE application_id = $1 AND status = 'paused' LIMIT $3 FOR UPDATE SKIP LOCKED
+    SELECT delivery_id FROM delivery_queue WHERE application_id = $1 AND paused LIMIT $3 FOR UPDATE SKIP LOCKED
+  ), resumed AS (
+    UPDATE deliveries d SET status = 'pending', next_attempt_at = d.created_at, updated_at = $2
+      FROM batch WHERE d.id = batch.delivery_id
+    RETURNING d.id, d.created_at
   )
-  UPDATE deliveries d SET status = 'pending', next_attempt_at = d.created_at, updated_at = $2
-    FROM batch WHERE d.id = batch.id AND d.status = 'paused'
-  RETURNING d.id`;
+  UPDATE delivery_queue q SET paused = false, due_at = r.created_at FROM resumed r WHERE q.delivery_id = r.id
+  RETURNING q.delivery_id`;
 
 /**
  * Endpoint state (PRODUCT.md §10): disabling pauses an application's deliveries, enabling
@@ -92,7 +104,7 @@ export class WebhookHealthRepository {
       const [row] = await sql<{ paused: string }>(
         `UPDATE webhooks SET state = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, consecutive_failures = 0
           WHERE application_id = $1 AND state = 'disabled'
-         RETURNING (SELECT count(*) FROM deliveries WHERE application_id = $1 AND status = 'paused') AS paused`,
+         RETURNING (SELECT count(*) FROM delivery_queue WHERE application_id = $1 AND paused) AS paused`,
         [applicationId],
       );
       if (!row) return false;

@@ -10,22 +10,22 @@ export const THROTTLE_RESET_BATCH_SIZE = 1000;
 /**
  * One batch of an application's deliveries that reserved a slot before the throttle changed,
  * made to take a new one under the new throttle (or none): a pending one becomes due at its
- * creation time, so the claim takes them oldest first. Slots reserved since (`updated_at` from
+ * creation time, so the claim takes them oldest first. Slots reserved since (`slot_reserved_at` from
  * `now` on) are of the new rate and stay, so a busy backlog cannot keep this going. It waits for
  * rows a claim has locked rather than skipping them, so none keeps a slot of the old rate.
  * $1 application, $2 now, $3 batch size.
  */
 const CLEAR_RESERVED_SLOTS_SQL = `
   WITH batch AS (
-    SELECT id FROM deliveries WHERE application_id = $1 AND throttle_slot_at IS NOT NULL AND updated_at < $2 LIMIT $3 FOR UPDATE
+    SELECT delivery_id FROM delivery_queue
+     WHERE application_id = $1 AND throttle_slot_at IS NOT NULL AND slot_reserved_at < $2 LIMIT $3 FOR UPDATE
   )
-  UPDATE deliveries d
-     SET throttle_slot_at = NULL,
-         next_attempt_at = CASE WHEN d.status = 'pending' THEN d.created_at ELSE d.next_attempt_at END,
-         updated_at = CASE WHEN d.status = 'pending' THEN $2 ELSE d.updated_at END
-    FROM batch
-   WHERE d.id = batch.id AND d.throttle_slot_at IS NOT NULL AND d.updated_at < $2
-  RETURNING d.status`;
+  UPDATE delivery_queue q
+     SET throttle_slot_at = NULL, slot_reserved_at = NULL,
+         due_at = CASE WHEN q.paused THEN q.due_at ELSE d.created_at END
+    FROM batch, deliveries d
+   WHERE q.delivery_id = batch.delivery_id AND d.id = q.delivery_id AND q.throttle_slot_at IS NOT NULL AND q.slot_reserved_at < $2
+  RETURNING CASE WHEN q.paused THEN 'paused' ELSE 'pending' END AS status`;
 
 /**
  * A webhook's throttle (PRODUCT.md §10): at most `per_second` attempts a second reach it,
