@@ -35,7 +35,13 @@ describe('event-type schemas', () => {
 
   describe('the catalogue', () => {
     it('takes a schema, enforce and an example, and returns them from every route, properties in the order written', async () => {
-      const body = { name: 'acw_end', description: 'An agent finished after-call work.', schema: agentSchema, enforce: true, example: { agent_id: 'a-1', call_id: 'c-1' } };
+      const body = {
+        name: 'acw_end',
+        description: 'An agent finished after-call work.',
+        schema: agentSchema,
+        enforce: true,
+        example: { agent_id: 'a-1', call_id: 'c-1' },
+      };
       const created = await createType(body);
       expect(created.status).toBe(201);
       expect(created.body).toEqual({ success: true, data: body });
@@ -46,7 +52,13 @@ describe('event-type schemas', () => {
 
       const list = await t.http.get('/event_types').set({ Authorization: tenant.key }).expect(200);
       expect(list.body.data).toContainEqual(body);
-      expect(list.body.data).toContainEqual({ name: 'acw_start', description: expect.any(String), schema: null, enforce: false, example: null });
+      expect(list.body.data).toContainEqual({
+        name: 'acw_start',
+        description: expect.any(String),
+        schema: null,
+        enforce: false,
+        example: null,
+      });
     });
 
     it('answers 404-08 for an event type it does not have, malformed names and operational notices included', async () => {
@@ -59,7 +71,10 @@ describe('event-type schemas', () => {
     it('refuses a schema that does not compile with 400-02, naming the place and the reason', async () => {
       const bad = await createType({ name: 'bad_schema_1', schema: { type: 'object', properties: { agent_id: { type: 'strin' } } } });
       expectError(bad, 400, '400-02');
-      expect(bad.body.error.details).toContainEqual({ field: 'schema/properties/agent_id/type', message: 'must be equal to one of the allowed values' });
+      expect(bad.body.error.details).toContainEqual({
+        field: 'schema/properties/agent_id/type',
+        message: 'must be equal to one of the allowed values',
+      });
 
       const typo = await createType({ name: 'bad_schema_2', schema: { type: 'object', requried: ['a'] } });
       expectError(typo, 400, '400-02');
@@ -89,12 +104,18 @@ describe('event-type schemas', () => {
     });
 
     it('resolves references only inside the document: a remote $ref is refused and never fetched', async () => {
-      const sink = await new Sink(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"type":"string"}' })).start();
+      const sink = await new Sink(() => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"type":"string"}',
+      })).start();
       try {
         for (const $ref of [`http://127.0.0.1:${sink.port}/agent.json`, `http://127.0.0.1:${sink.port}/agent.json#/x`]) {
           const res = await createType({ name: 'remote_ref', schema: { type: 'object', properties: { agent: { $ref } } } });
           expectError(res, 400, '400-02');
-          expect(res.body.error.details).toEqual([{ field: 'schema', message: expect.stringMatching(/can't resolve reference.*Herald fetches nothing/) }]);
+          expect(res.body.error.details).toEqual([
+            { field: 'schema', message: expect.stringMatching(/can't resolve reference.*Herald fetches nothing/) },
+          ]);
         }
         const local = await createType({
           name: 'local_ref',
@@ -126,7 +147,10 @@ describe('event-type schemas', () => {
       expect(res.status).toBe(201);
       expect(JSON.stringify(res.body.data.schema)).toBe(JSON.stringify(JSON.parse(text).schema));
       expectError(await publish('proto_names', {}), 400, '400-08');
-      const ok = await t.http.post(`${app}/events`).set({ Authorization: tenant.key }).set('Content-Type', 'application/json')
+      const ok = await t.http
+        .post(`${app}/events`)
+        .set({ Authorization: tenant.key })
+        .set('Content-Type', 'application/json')
         .send('{"event":"proto_names","payload":{"constructor":"c","__proto__":1}}');
       expect(ok.status).toBe(202);
     });
@@ -154,7 +178,9 @@ describe('event-type schemas', () => {
     it('checks the new state as a whole: a new schema against the stored example', async () => {
       const res = await updateType('queue_joined', { schema: { type: 'object', required: ['queue_id'] } });
       expectError(res, 400, '400-02');
-      expect(res.body.error.details).toEqual([{ field: 'example/queue_id', message: expect.stringMatching(/stored example.*is required/) }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'example/queue_id', message: expect.stringMatching(/stored example.*is required/) },
+      ]);
 
       const both = await updateType('queue_joined', { schema: { type: 'object', required: ['queue_id'] }, example: { queue_id: 'q' } });
       expect(both.status).toBe(200);
@@ -166,7 +192,11 @@ describe('event-type schemas', () => {
     it('refuses unknown fields and wrong types with 400-02, an account key with 403-04', async () => {
       expectError(await updateType('queue_joined', { name: 'renamed' }), 400, '400-02');
       expectError(await updateType('queue_joined', { enforce: 'yes' }), 400, '400-02');
-      expectError(await t.http.put('/admin/event_types/queue_joined').set({ Authorization: tenant.key }).send({ enforce: false }), 403, '403-04');
+      expectError(
+        await t.http.put('/admin/event_types/queue_joined').set({ Authorization: tenant.key }).send({ enforce: false }),
+        403,
+        '403-04',
+      );
     });
   });
 
@@ -226,7 +256,11 @@ describe('event-type schemas', () => {
     });
 
     it('answers a catastrophic pattern on a 200 KiB string at once (patterns match in linear time)', async () => {
-      await createType({ name: 'redos', schema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } }, enforce: true }).expect(201);
+      await createType({
+        name: 'redos',
+        schema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } },
+        enforce: true,
+      }).expect(201);
       const started = Date.now();
       const res = await publish('redos', { a: `${'a'.repeat(200 * 1024)}!` });
       expectError(res, 400, '400-08');
@@ -237,7 +271,8 @@ describe('event-type schemas', () => {
       await createType({ name: 'switched', schema: agentSchema }).expect(201);
       const other = await createTestApp({ databaseUrl: t.db.url });
       try {
-        const publishThere = () => other.http.post(`${app}/events`).set({ Authorization: tenant.key }).send({ event: 'switched', payload: {} });
+        const publishThere = () =>
+          other.http.post(`${app}/events`).set({ Authorization: tenant.key }).send({ event: 'switched', payload: {} });
         expect((await publishThere()).status).toBe(202); // the other process now holds "not enforced"
 
         await updateType('switched', { enforce: true }).expect(200);

@@ -281,7 +281,13 @@ describe('herald operator commands', () => {
 
     it('event-types create and list, with and without --json', async () => {
       const created = await succeeds('event-types', 'create', '--name', 'queue.overflow', '--description', 'A queue overflowed.');
-      expect(readItem(created.stdout)).toEqual({ name: 'queue.overflow', description: 'A queue overflowed.', schema: '-', enforce: 'false', example: '-' });
+      expect(readItem(created.stdout)).toEqual({
+        name: 'queue.overflow',
+        description: 'A queue overflowed.',
+        schema: '-',
+        enforce: 'false',
+        example: '-',
+      });
       const noSchema = { schema: null, enforce: false, example: null };
       expect(await json('event-types', 'create', '--name', 'agent.idle')).toEqual({ name: 'agent.idle', description: '', ...noSchema });
       const table = readTable((await succeeds('event-types', 'list', '--limit', '100')).stdout);

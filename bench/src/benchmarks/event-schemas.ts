@@ -83,7 +83,12 @@ export async function eventSchemas(context: BenchContext): Promise<BenchResult> 
     }
     for (const application of tenant.applicationIds) {
       for (const event of [ENFORCED, UNCHECKED]) {
-        const res = await client.call('PUT', `/application/${application}/webhook/subscription/${event}`, { ensure_delivery: true }, tenant.key);
+        const res = await client.call(
+          'PUT',
+          `/application/${application}/webhook/subscription/${event}`,
+          { ensure_delivery: true },
+          tenant.key,
+        );
         if (res.status !== 200) throw new Error(`subscribing to ${event} answered ${res.status}: ${JSON.stringify(res.body)}`);
       }
     }

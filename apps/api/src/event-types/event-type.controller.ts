@@ -23,7 +23,10 @@ export class EventTypeController {
   }
 
   @Get(':name')
-  @ApiOperation({ summary: 'Read an event type', description: 'Its description, payload schema, whether the schema is enforced, and example.' })
+  @ApiOperation({
+    summary: 'Read an event type',
+    description: 'Its description, payload schema, whether the schema is enforced, and example.',
+  })
   @ApiParam({ name: 'name', example: 'acw_start' })
   @ApiOkResponse({ type: EventTypeResponse })
   @ApiErrors(...AUTH_ERRORS, 'EVENT_TYPE_NOT_FOUND')

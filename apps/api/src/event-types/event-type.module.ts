@@ -3,5 +3,9 @@ import { EventTypeController } from './event-type.controller';
 import { EventTypeSchemas } from './event-type-schemas';
 import { EventTypeService } from './event-type.service';
 
-@Module({ controllers: [EventTypeController], providers: [EventTypeService, EventTypeSchemas], exports: [EventTypeService, EventTypeSchemas] })
+@Module({
+  controllers: [EventTypeController],
+  providers: [EventTypeService, EventTypeSchemas],
+  exports: [EventTypeService, EventTypeSchemas],
+})
 export class EventTypeModule {}

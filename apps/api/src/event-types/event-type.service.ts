@@ -121,7 +121,9 @@ function checkSchemaFields(fields: SchemaFields, { exampleSent }: { exampleSent:
 
 /** Problems as details whose field is a JSON pointer under `root`: `schema/properties/agent_id/type`, `payload/agent_id`. */
 export function asDetails(root: string, problems: readonly SchemaProblem[]): ErrorDetail[] {
-  return problems.slice(0, MAX_SCHEMA_MISMATCH_DETAILS).map((problem) => ({ field: `${root}${problem.pointer}`, message: problem.message }));
+  return problems
+    .slice(0, MAX_SCHEMA_MISMATCH_DETAILS)
+    .map((problem) => ({ field: `${root}${problem.pointer}`, message: problem.message }));
 }
 
 function jsonBytes(value: unknown): number {

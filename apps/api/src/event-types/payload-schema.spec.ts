@@ -50,7 +50,9 @@ describe('compilePayloadSchema', () => {
   it("treats Object.prototype's names as ordinary property names", () => {
     // Parsed, as a request body is: in an object literal `__proto__:` would set the prototype.
     const validate = compiled(
-      JSON.parse('{"type":"object","required":["constructor","__proto__"],"properties":{"constructor":{"type":"string"}},"patternProperties":{"^__proto__$":{"type":"integer"}}}'),
+      JSON.parse(
+        '{"type":"object","required":["constructor","__proto__"],"properties":{"constructor":{"type":"string"}},"patternProperties":{"^__proto__$":{"type":"integer"}}}',
+      ),
     );
     expect(validate({})).toEqual([
       { pointer: '/constructor', message: 'is required' },
@@ -60,7 +62,9 @@ describe('compilePayloadSchema', () => {
     expect(validate(JSON.parse('{"constructor":"c","__proto__":"x"}'))).toEqual([{ pointer: '/__proto__', message: 'must be integer' }]);
 
     const closed = compiled({ type: 'object', properties: { a: {} }, additionalProperties: false });
-    expect(closed(JSON.parse('{"a":1,"__proto__":{}}'))).toEqual([{ pointer: '/__proto__', message: 'is not allowed (additionalProperties)' }]);
+    expect(closed(JSON.parse('{"a":1,"__proto__":{}}'))).toEqual([
+      { pointer: '/__proto__', message: 'is not allowed (additionalProperties)' },
+    ]);
   });
 
   it('refuses `properties` naming __proto__, which Ajv would skip, and points to patternProperties', () => {
@@ -70,7 +74,10 @@ describe('compilePayloadSchema', () => {
 
   it('refuses a schema the meta-schema refuses, naming the place', () => {
     expect(problemsOf({ type: 'objet' })).toContainEqual({ pointer: '/type', message: 'must be equal to one of the allowed values' });
-    expect(problemsOf({ properties: { n: { minimum: 'one' } } })).toContainEqual({ pointer: '/properties/n/minimum', message: 'must be number' });
+    expect(problemsOf({ properties: { n: { minimum: 'one' } } })).toContainEqual({
+      pointer: '/properties/n/minimum',
+      message: 'must be number',
+    });
   });
 
   it('refuses unknown keywords (a typo would check nothing) and other drafts', () => {
@@ -125,7 +132,11 @@ describe('compilePayloadSchema', () => {
   });
 
   it('keeps patterns working as JSON Schema writes them (unicode classes, anchors, unanchored search)', () => {
-    const validate = compiled({ type: 'object', patternProperties: { '^x_': { type: 'integer' } }, properties: { n: { pattern: '\\p{L}+' } } });
+    const validate = compiled({
+      type: 'object',
+      patternProperties: { '^x_': { type: 'integer' } },
+      properties: { n: { pattern: '\\p{L}+' } },
+    });
     expect(validate({ x_a: 1, n: '12é' })).toBeNull();
     expect(validate({ x_a: 'no', n: '123' })).toEqual([
       { pointer: '/n', message: 'must match pattern "\\p{L}+"' },
@@ -137,9 +148,12 @@ describe('compilePayloadSchema', () => {
     const validate = compiled({ type: 'array', uniqueItems: true });
     const many = Array.from({ length: 80_000 }, (_, i) => ({ i }));
     expect(timed(() => expect(validate(many)).toBeNull())).toBeLessThan(1_000);
-    expect(validate([{ a: 1, b: [2] }, { b: [2], a: 1 }])).toEqual([
-      { pointer: '', message: 'must NOT have duplicate items (items 0 and 1 are identical)' },
-    ]);
+    expect(
+      validate([
+        { a: 1, b: [2] },
+        { b: [2], a: 1 },
+      ]),
+    ).toEqual([{ pointer: '', message: 'must NOT have duplicate items (items 0 and 1 are identical)' }]);
     expect(validate(['__proto__', '__proto__'])).toHaveLength(1);
     expect(validate([1, '1', [1], { 1: 1 }])).toBeNull();
   });
@@ -148,7 +162,11 @@ describe('compilePayloadSchema', () => {
     const [problem] = problemsOf({ type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/a' } } });
     expect(problem.message).toMatch(/references loop/);
 
-    const validate = compiled({ type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { type: 'integer', $ref: '#/$defs/a' } } });
+    const validate = compiled({
+      type: 'object',
+      properties: { x: { $ref: '#/$defs/a' } },
+      $defs: { a: { type: 'integer', $ref: '#/$defs/a' } },
+    });
     expect(validate({})).toBeNull();
     expect(validate({ x: 1 })).toEqual([{ pointer: '', message: expect.stringMatching(/could not be evaluated.*call stack/) }]);
   });
@@ -160,7 +178,10 @@ describe('compilePayloadSchema', () => {
 
   it('compiles a 64 KiB schema of 1,000 properties quickly', () => {
     const properties = Object.fromEntries(
-      Array.from({ length: 1_000 }, (_, i) => [`field_${i}`, { type: 'string', maxLength: 64, pattern: '^[a-z0-9-]+$', description: 'x'.repeat(8) }]),
+      Array.from({ length: 1_000 }, (_, i) => [
+        `field_${i}`,
+        { type: 'string', maxLength: 64, pattern: '^[a-z0-9-]+$', description: 'x'.repeat(8) },
+      ]),
     );
     const schema = { type: 'object', properties, required: Object.keys(properties).slice(0, 100) };
     expect(JSON.stringify(schema).length).toBeLessThan(110 * 1024);

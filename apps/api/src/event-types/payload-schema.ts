@@ -145,10 +145,16 @@ function checkPatternsAndNames(schema: unknown): SchemaProblem[] {
     try {
       const size = compilePattern(pattern).programSize();
       if (size > MAX_PATTERN_PROGRAM_SIZE) {
-        problems.push({ pointer, message: `the pattern is too large to match quickly (${size} > ${MAX_PATTERN_PROGRAM_SIZE}); simplify it` });
+        problems.push({
+          pointer,
+          message: `the pattern is too large to match quickly (${size} > ${MAX_PATTERN_PROGRAM_SIZE}); simplify it`,
+        });
       }
     } catch (error) {
-      problems.push({ pointer, message: `${(error as Error).message} (patterns use RE2 syntax, which matches in linear time: no lookaround or backreferences)` });
+      problems.push({
+        pointer,
+        message: `${(error as Error).message} (patterns use RE2 syntax, which matches in linear time: no lookaround or backreferences)`,
+      });
     }
   };
   walkSchemaObjects(schema, '', (node, pointer) => {
@@ -208,7 +214,11 @@ const linearUniqueItems: KeywordDefinition = {
       const first = seen.get(key);
       if (first !== undefined) {
         (uniqueItems as { errors?: Partial<ErrorObject>[] }).errors = [
-          { keyword: 'uniqueItems', params: { i, j: first }, message: `must NOT have duplicate items (items ${first} and ${i} are identical)` },
+          {
+            keyword: 'uniqueItems',
+            params: { i, j: first },
+            message: `must NOT have duplicate items (items ${first} and ${i} are identical)`,
+          },
         ];
         return false;
       }

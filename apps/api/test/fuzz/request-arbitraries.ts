@@ -143,7 +143,16 @@ const HOSTILE_JSON_SCHEMAS: Record<string, unknown>[] = [
   { type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { type: 'object', $ref: '#/$defs/a' } } },
   { type: 'object', additionalProperties: { type: 'array', uniqueItems: true } },
   { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
-  objectFrom([['type', 'object'], ['properties', objectFrom([['__proto__', { type: 'integer' }], ['constructor', {}]])]]),
+  objectFrom([
+    ['type', 'object'],
+    [
+      'properties',
+      objectFrom([
+        ['__proto__', { type: 'integer' }],
+        ['constructor', {}],
+      ]),
+    ],
+  ]),
   Array.from({ length: 28 }).reduce<Record<string, unknown>>((inner) => ({ not: inner }), { type: 'object' }),
   { type: 'object', properties: { n: { type: 'number', multipleOf: 1e-308 } }, required: ['toString', 'hasOwnProperty'] },
 ];
@@ -181,7 +190,10 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
     // sent as it is too, so requests get past validation into what the object does.
     if (isObjectSchema(schema) && typeof schema.example === 'object' && schema.example !== null && !Array.isArray(schema.example)) {
       const hostile = name === 'schema' ? [{ weight: 2, arbitrary: fc.constantFrom(...HOSTILE_JSON_SCHEMAS) }] : [];
-      return fc.oneof({ weight: 3, arbitrary: fc.constant(schema.example) }, ...hostile, { weight: 3, arbitrary: fittingObject(schema, depth) });
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(schema.example) }, ...hostile, {
+        weight: 3,
+        arbitrary: fittingObject(schema, depth),
+      });
     }
     if (name === 'account_id' && targets.accountIds.length > 0) return fc.constantFrom(...targets.accountIds);
     switch (schema.type) {
@@ -219,9 +231,7 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
         })
       : fc.array(fc.tuple(objectKey, anyJson), { maxLength: 1 });
     if (properties.length === 0 && !schema.additionalProperties && schema.type === undefined) return anyJson;
-    return fc
-      .tuple(fc.tuple(...known), extra)
-      .map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
+    return fc.tuple(fc.tuple(...known), extra).map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
   };
   const value = (schema: Schema | undefined, depth: number, name = ''): fc.Arbitrary<unknown> =>
     fc.oneof({ weight: 12, arbitrary: fitting(schema, depth, name) }, { weight: 1, arbitrary: anyJson });

@@ -109,13 +109,14 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
       printList(answer, EVENT_TYPE_COLUMNS, { json: !!options.json, noun: 'event types' });
     },
   );
-  apiCommand(eventTypes, { nameAndArgs: 'get <name>', description: 'read one event type: description, schema, enforcement, example' }).action(
-    async (name: string, options: ApiOptions) => {
-      printItem(await connect(options).call((herald) => herald.GET('/event_types/{name}', { params: { path: { name } } })), {
-        json: !!options.json,
-      });
-    },
-  );
+  apiCommand(eventTypes, {
+    nameAndArgs: 'get <name>',
+    description: 'read one event type: description, schema, enforcement, example',
+  }).action(async (name: string, options: ApiOptions) => {
+    printItem(await connect(options).call((herald) => herald.GET('/event_types/{name}', { params: { path: { name } } })), {
+      json: !!options.json,
+    });
+  });
   schemaOptions(
     apiCommand(eventTypes, { nameAndArgs: 'create', description: 'add an event type to the catalogue' })
       .requiredOption('--name <name>', 'the event name, [a-z0-9_.]{1,64}')
@@ -146,9 +147,9 @@ interface SchemaOptions {
 
 function schemaOptions(command: Command): Command {
   return command
-    .option('--schema <file>', "a JSON Schema (draft 2020-12) of the payload, read from a file (at most 64 KiB)", jsonObjectFile)
+    .option('--schema <file>', 'a JSON Schema (draft 2020-12) of the payload, read from a file (at most 64 KiB)', jsonObjectFile)
     .option('--no-schema', 'remove the schema (and so its enforcement)')
-    .option('--enforce', "refuse payloads that do not match the schema (400-08)")
+    .option('--enforce', 'refuse payloads that do not match the schema (400-08)')
     .option('--no-enforce', 'let every payload through: the schema only documents')
     .option('--example <file>', 'an example payload, read from a file; it must satisfy the schema', jsonObjectFile)
     .option('--no-example', 'remove the example');
@@ -181,6 +182,7 @@ function jsonObjectFile(path: string): Record<string, unknown> {
   } catch (error) {
     throw new InvalidArgumentError(`${path} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(`${path} must hold a JSON object.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidArgumentError(`${path} must hold a JSON object.`);
   return value as Record<string, unknown>;
 }

@@ -32,12 +32,18 @@ const SCHEMA_DESCRIPTION =
   'A JSON Schema (draft 2020-12) of the payload, at most 64 KiB. References resolve only inside this document; nothing is fetched. ' +
   'Unknown keywords are refused, `format` is an annotation, and `pattern` uses linear-time (RE2) syntax: no lookaround or backreferences. ' +
   'null: no schema.';
-const ENFORCE_DESCRIPTION = "true: a payload that does not match the schema is refused (400-08). false: the schema only documents.";
+const ENFORCE_DESCRIPTION = 'true: a payload that does not match the schema is refused (400-08). false: the schema only documents.';
 const EXAMPLE_DESCRIPTION = 'A payload that satisfies the schema, shown to receivers. null: none.';
 
 /** The schema fields, the same on create and update; each optional, the event type's state is checked as a whole. */
 class EventTypeSchemaFields {
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: SCHEMA_EXAMPLE, description: SCHEMA_DESCRIPTION })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: SCHEMA_EXAMPLE,
+    description: SCHEMA_DESCRIPTION,
+  })
   // An admin's JSON document: kept exactly as sent (a property may be called `__proto__`), checked by the compiler.
   @FreeForm()
   @ValidateIf((request: EventTypeSchemaFields) => request.schema !== undefined && request.schema !== null)
@@ -50,7 +56,13 @@ class EventTypeSchemaFields {
   @IsBoolean({ message: 'enforce must be a boolean' })
   enforce?: boolean;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: PAYLOAD_EXAMPLE, description: EXAMPLE_DESCRIPTION })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: PAYLOAD_EXAMPLE,
+    description: EXAMPLE_DESCRIPTION,
+  })
   @FreeForm()
   @ValidateIf((request: EventTypeSchemaFields) => request.example !== undefined && request.example !== null)
   @IsObject({ message: 'example must be a JSON object (a payload) or null' })

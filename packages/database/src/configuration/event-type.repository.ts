@@ -76,12 +76,15 @@ export class EventTypeRepository {
    * when another change came first or the type is gone, and nothing is written. The new revision
    * is NOTIFYd to every api process in the same statement.
    */
-  async update(
-    name: string,
-    revision: number,
-    fields: Omit<NewEventTypeRecord, 'name'>,
-  ): Promise<EventTypeRecord | 'changed'> {
-    const rows = await this.pg.sql<{ name: string; description: string; schema: unknown; enforce: boolean; example: unknown; revision: number }>(
+  async update(name: string, revision: number, fields: Omit<NewEventTypeRecord, 'name'>): Promise<EventTypeRecord | 'changed'> {
+    const rows = await this.pg.sql<{
+      name: string;
+      description: string;
+      schema: unknown;
+      enforce: boolean;
+      example: unknown;
+      revision: number;
+    }>(
       `WITH updated AS (
          UPDATE event_types SET description = $3, schema = $4::json, enforce = $5, example = $6::json, revision = revision + 1
           WHERE name = $1 AND revision = $2
@@ -102,7 +105,14 @@ export class EventTypeRepository {
   }
 }
 
-function toRecord(row: { name: string; description: string; schema: unknown; enforce: boolean; example: unknown; revision: number }): EventTypeRecord {
+function toRecord(row: {
+  name: string;
+  description: string;
+  schema: unknown;
+  enforce: boolean;
+  example: unknown;
+  revision: number;
+}): EventTypeRecord {
   return {
     name: row.name,
     description: row.description,
