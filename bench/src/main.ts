@@ -4,6 +4,7 @@ import { claimScale } from './benchmarks/claim-scale';
 import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, keyedPublishes, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
+import { eventSchemas } from './benchmarks/event-schemas';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
@@ -21,6 +22,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
   'keyed-publishes': keyedPublishes,
+  'event-schemas': eventSchemas,
   peers,
   'retry-timing': retryTiming,
   memory,

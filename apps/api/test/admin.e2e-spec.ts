@@ -97,10 +97,12 @@ describe('admin routes and the event-type catalogue (PRODUCT.md §4, §6)', () =
     it('adds an event type (description optional) and answers 409-00 for a name that exists', async () => {
       const res = await admin('post', '/admin/event_types').send({ name: 'queue.overflow', description: 'Callers waiting too long.' });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ success: true, data: { name: 'queue.overflow', description: 'Callers waiting too long.' } });
+      const noSchema = { schema: null, enforce: false, example: null };
+      expect(res.body).toEqual({ success: true, data: { name: 'queue.overflow', description: 'Callers waiting too long.', ...noSchema } });
       expect((await admin('post', '/admin/event_types').send({ name: 'agent_login' })).body.data).toEqual({
         name: 'agent_login',
         description: '',
+        ...noSchema,
       });
       expectError(await admin('post', '/admin/event_types').send({ name: 'acw_start' }), 409, '409-00');
     });

@@ -1,4 +1,7 @@
 import { HERALD_VERSION } from '@herald/core';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { Sink } from '@herald/testing';
 import { readItem, readTable } from './support/output';
@@ -30,7 +33,9 @@ const COMMANDS = [
   ['api-keys', 'list'],
   ['event-types'],
   ['event-types', 'list'],
+  ['event-types', 'get'],
   ['event-types', 'create'],
+  ['event-types', 'update'],
   ['webhook'],
   ['webhook', 'get'],
   ['webhook', 'status'],
@@ -276,15 +281,52 @@ describe('herald operator commands', () => {
 
     it('event-types create and list, with and without --json', async () => {
       const created = await succeeds('event-types', 'create', '--name', 'queue.overflow', '--description', 'A queue overflowed.');
-      expect(readItem(created.stdout)).toEqual({ name: 'queue.overflow', description: 'A queue overflowed.' });
-      expect(await json('event-types', 'create', '--name', 'agent.idle')).toEqual({ name: 'agent.idle', description: '' });
+      expect(readItem(created.stdout)).toEqual({
+        name: 'queue.overflow',
+        description: 'A queue overflowed.',
+        schema: '-',
+        enforce: 'false',
+        example: '-',
+      });
+      const noSchema = { schema: null, enforce: false, example: null };
+      expect(await json('event-types', 'create', '--name', 'agent.idle')).toEqual({ name: 'agent.idle', description: '', ...noSchema });
       const table = readTable((await succeeds('event-types', 'list', '--limit', '100')).stdout);
-      expect(table.header).toEqual(['NAME', 'DESCRIPTION']);
-      expect(table.rows).toContainEqual({ NAME: 'queue.overflow', DESCRIPTION: 'A queue overflowed.' });
-      expect(table.rows).toContainEqual({ NAME: 'agent.idle', DESCRIPTION: '-' });
+      expect(table.header).toEqual(['NAME', 'DESCRIPTION', 'ENFORCED']);
+      expect(table.rows).toContainEqual({ NAME: 'queue.overflow', DESCRIPTION: 'A queue overflowed.', ENFORCED: 'false' });
+      expect(table.rows).toContainEqual({ NAME: 'agent.idle', DESCRIPTION: '-', ENFORCED: 'false' });
       const listed = await json('event-types', 'list', '--limit', '100');
-      expect(listed.data).toContainEqual({ name: 'queue.overflow', description: 'A queue overflowed.' });
+      expect(listed.data).toContainEqual({ name: 'queue.overflow', description: 'A queue overflowed.', ...noSchema });
       expect(listed.next_cursor).toBeNull();
+    });
+
+    it('event-types create and update take a schema and an example from files, --enforce and --no-enforce (PRODUCT.md §15)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'herald-cli-schema-'));
+      const schemaFile = join(dir, 'schema.json');
+      const exampleFile = join(dir, 'example.json');
+      const schema = { type: 'object', required: ['agent_id'], properties: { agent_id: { type: 'string' } } };
+      writeFileSync(schemaFile, JSON.stringify(schema, null, 2));
+      writeFileSync(exampleFile, '{"agent_id":"a-17"}');
+
+      const created = await json('event-types', 'create', '--name', 'agent.paused', '--schema', schemaFile, '--example', exampleFile);
+      expect(created).toEqual({ name: 'agent.paused', description: '', schema, enforce: false, example: { agent_id: 'a-17' } });
+      const enforced = await json('event-types', 'update', 'agent.paused', '--enforce', '--description', 'An agent paused.');
+      expect(enforced).toEqual({ ...created, description: 'An agent paused.', enforce: true });
+      expect(await json('event-types', 'get', 'agent.paused')).toEqual(enforced);
+      expect(readItem((await succeeds('event-types', 'get', 'agent.paused')).stdout)).toMatchObject({
+        enforce: 'true',
+        'schema.properties.agent_id.type': 'string',
+        'example.agent_id': 'a-17',
+      });
+
+      // The api judges the schema: a refusal is exit 1 with its code; a file that is not JSON never leaves the cli (exit 2).
+      writeFileSync(schemaFile, '{"type":"object","required":["call_id"]}');
+      expect(await fails(1, 'event-types', 'update', 'agent.paused', '--schema', schemaFile)).toMatch(/^herald: 400-02 example\/call_id: /);
+      writeFileSync(schemaFile, 'not json');
+      expect(await fails(2, 'event-types', 'update', 'agent.paused', '--schema', schemaFile)).toMatch(/is not JSON/);
+      expect(await fails(1, 'event-types', 'update', 'no.such.type', '--no-enforce')).toMatch(/^herald: 404-08 /);
+
+      const removed = await json('event-types', 'update', 'agent.paused', '--no-schema', '--no-example', '--no-enforce');
+      expect(removed).toEqual({ ...enforced, schema: null, example: null, enforce: false });
     });
   });
 

@@ -775,4 +775,112 @@ describe('the console in Chromium', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("shows the event catalogue where subscriptions are chosen: each type's description, schema as fields and example, in the console and the portal", async () => {
+    const schema = {
+      type: 'object',
+      required: ['agent_id', 'call_id'],
+      properties: {
+        agent_id: { type: 'string', pattern: '^a-[0-9]+$', description: 'The agent who finished.' },
+        call_id: { type: 'string' },
+        wrap_up_seconds: { type: 'integer', minimum: 0, maximum: 3600 },
+        disposition: { enum: ['resolved', 'callback', 'escalated'] },
+        team: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+      },
+    };
+    const example = {
+      agent_id: 'a-17',
+      call_id: 'c-9001',
+      wrap_up_seconds: 45,
+      disposition: 'resolved',
+      team: { id: 't-1', name: 'Tier 1' },
+    };
+    await adminCall('POST', '/admin/event_types', {
+      name: 'acw_end',
+      description: 'An agent finished after-call work.',
+      schema,
+      enforce: true,
+      example,
+    });
+    await adminCall('POST', '/admin/event_types', {
+      name: 'queue.overflow',
+      description: 'Callers waited past the queue limit.',
+      schema: { type: 'object', properties: { queue_id: { type: 'string' }, waiting: { type: 'integer', minimum: 1 } } },
+      example: { queue_id: 'q-3', waiting: 12 },
+    });
+    // As the tests before leave it, so this one also runs alone (vitest -t).
+    await adminCall('PUT', `/application/${APP_ID}/webhook`, { url: sink.url('/hook'), retry_enabled: 0 });
+    await adminCall('PUT', `/application/${APP_ID}/webhook/subscription/acw_start`, {});
+    const link = (await adminCall('POST', `/application/${APP_ID}/portal_links`, {})).data as { url: string };
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const operator = await context.newPage();
+    const portalContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const portal = await portalContext.newPage();
+    watch(operator);
+    watch(portal);
+    try {
+      await operator.goto(`${base}/console`);
+      // Signing in with an account key, the console learns it is not an admin's this way.
+      expected.push('GET /admin/accounts 403');
+      await operator.getByLabel('API key').fill(accountKey);
+      await operator.getByRole('button', { name: 'Sign in' }).click();
+      await operator.getByRole('link', { name: new RegExp(`Application ${APP_ID}\\b`) }).click();
+      await tab('Subscriptions', operator).click();
+
+      // Choosing an event shows what it is before subscribing.
+      await operator.getByLabel('Event type').selectOption('acw_end');
+      const preview = operator.getByRole('region', { name: 'About acw_end' });
+      await preview.getByText('An agent finished after-call work.').waitFor();
+      const fields = preview.getByRole('region', { name: 'Fields of acw_end' });
+      await fields.getByRole('row', { name: /agent_id string required matches \^a-\[0-9\]\+\$; The agent who finished\./ }).waitFor();
+      await fields.getByRole('row', { name: /team\.id string required/ }).waitFor();
+      await fields.getByRole('row', { name: /disposition one of "resolved", "callback", "escalated" optional/ }).waitFor();
+      expect(await preview.getByLabel('Example payload of acw_end').textContent()).toContain('"agent_id": "a-17"');
+      await preview.getByText(/Herald refuses the others/).waitFor();
+      await shot('subscriptions-choose-light', operator);
+
+      // The catalogue: every type, its description, and its schema and example a click away.
+      const catalogue = operator.getByRole('region', { name: 'Event catalogue' });
+      await catalogue.getByText('Callers waited past the queue limit.').waitFor();
+      const acwStart = catalogue.getByRole('listitem').filter({ hasText: 'acw_start' }).first();
+      await acwStart.getByText('subscribed').waitFor();
+      await catalogue.getByText('queue.overflow', { exact: true }).click();
+      await catalogue
+        .getByRole('region', { name: 'Fields of queue.overflow' })
+        .getByRole('row', { name: /waiting integer optional ≥ 1/ })
+        .waitFor();
+      await catalogue.getByText('schema documented').waitFor();
+      await catalogue.getByText('acw_end', { exact: true }).click();
+      await catalogue.getByText('schema enforced').waitFor();
+      await shot('event-catalogue-light', operator);
+      await operator.emulateMedia({ colorScheme: 'dark' });
+      await shot('event-catalogue-dark', operator);
+      await operator.setViewportSize({ width: 390, height: 844 });
+      expect(await overflowing(operator)).toEqual([]);
+      expect(await pageWidth(operator)).toBeLessThanOrEqual(390);
+      await shot('event-catalogue-dark-390', operator);
+
+      // The portal: the customer chooses subscriptions with the same catalogue.
+      await portal.goto(`${base}${link.url}`);
+      await portal.getByLabel('Target URL').waitFor();
+      await tab('Subscriptions', portal).click();
+      const portalCatalogue = portal.getByRole('region', { name: 'Event catalogue' });
+      await portalCatalogue.getByText('acw_end', { exact: true }).click();
+      await portalCatalogue
+        .getByRole('region', { name: 'Fields of acw_end' })
+        .getByRole('row', { name: /call_id string required/ })
+        .waitFor();
+      await shot('portal-event-catalogue-light', portal);
+      await portal.setViewportSize({ width: 390, height: 844 });
+      await portal.emulateMedia({ colorScheme: 'dark' });
+      expect(await overflowing(portal)).toEqual([]);
+      await shot('portal-event-catalogue-dark-390', portal);
+    } finally {
+      await context.close();
+      await portalContext.close();
+    }
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import { BenchContext, scaled } from '../harness/context';
 import {
+  alternatedRounds,
   APPLICATIONS,
   bareClientRate,
   benchEvent,
@@ -149,17 +150,13 @@ export async function keyedPublishes(context: BenchContext): Promise<BenchResult
       if (res.status !== 202) throw new Error(`keyed publish answered ${res.status}: ${JSON.stringify(res.body)}`);
       return [res.body.data.id as string];
     };
-    await warmUp(sink, Math.min(200, events), publishOne, 'unkeyed');
-    await warmUp(sink, Math.min(200, events), (i) => publishKeyed(events + i), 'keyed');
-    // Alternated, so both see the same minutes of a shared machine.
-    const unkeyed: number[] = [];
-    const keyed: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      unkeyed.push((await deliveryRound(sink, events / 2, publishOne, 'unkeyed')).rate);
-      keyed.push((await deliveryRound(sink, events / 2, (i) => publishKeyed(2 * events + round * events + i), 'keyed')).rate);
-    }
-    const unkeyedRate = unkeyed.reduce((a, b) => a + b) / unkeyed.length;
-    const keyedRate = keyed.reduce((a, b) => a + b) / keyed.length;
+    const rates = await alternatedRounds(sink, events, {
+      baseline: { label: 'unkeyed', publish: publishOne },
+      // Warm-up and each round take keys of their own: a key used before would answer the first event again.
+      measured: { label: 'keyed', publish: (i, round) => publishKeyed((round + 2) * events + i) },
+    });
+    const unkeyedRate = rates.baseline.rate;
+    const keyedRate = rates.measured.rate;
     const ratio = keyedRate / unkeyedRate;
     return writeResult({
       name: 'keyed-publishes',

@@ -93,6 +93,44 @@ export async function deliveryRound(sink: BenchSink, requests: number, publish: 
 }
 
 /**
+ * Two ways of publishing the same number of events, each warmed up, then measured in rounds
+ * that alternate between them, so both see the same minutes of a shared machine: the mean
+ * rates of each (first publish to last receipt, and publishing alone). `publish(i, round)` gets
+ * a round number (-1 while warming up) so it can make each request unique where it must be.
+ */
+export async function alternatedRounds(
+  sink: BenchSink,
+  events: number,
+  variants: { baseline: AlternatedPublish; measured: AlternatedPublish },
+  rounds = 2,
+): Promise<{ baseline: AlternatedRates; measured: AlternatedRates }> {
+  const warmUpCount = Math.min(200, events);
+  await warmUp(sink, warmUpCount, (i) => variants.baseline.publish(i, -1), variants.baseline.label);
+  await warmUp(sink, warmUpCount, (i) => variants.measured.publish(i, -1), variants.measured.label);
+  const baseline: DeliveryRound[] = [];
+  const measured: DeliveryRound[] = [];
+  for (let round = 0; round < rounds; round++) {
+    baseline.push(await deliveryRound(sink, events / rounds, (i) => variants.baseline.publish(i, round), variants.baseline.label));
+    measured.push(await deliveryRound(sink, events / rounds, (i) => variants.measured.publish(i, round), variants.measured.label));
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b) / values.length;
+  const ratesOf = (runs: DeliveryRound[]) => ({ rate: mean(runs.map((r) => r.rate)), publishRate: mean(runs.map((r) => r.publishRate)) });
+  return { baseline: ratesOf(baseline), measured: ratesOf(measured) };
+}
+
+export interface AlternatedPublish {
+  label: string;
+  publish: (i: number, round: number) => Promise<string[]>;
+}
+
+export interface AlternatedRates {
+  /** Deliveries a second, first publish to last receipt. */
+  rate: number;
+  /** Events accepted a second, first publish to last answer. */
+  publishRate: number;
+}
+
+/**
  * The highest resident set size of each process while `work` runs, sampled from /proc every
  * 100 ms (issue 12: RSS at the peak of the throughput run, not only at rest), in MB.
  */

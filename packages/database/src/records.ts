@@ -41,7 +41,17 @@ export interface ApiKeyRecord {
 export interface EventTypeRecord {
   name: string;
   description: string;
+  /** A JSON Schema (draft 2020-12) of the payload, as the operator wrote it; null: none. */
+  schema: Record<string, unknown> | null;
+  /** Whether publishing refuses payloads that do not match `schema`. */
+  enforce: boolean;
+  example: Record<string, unknown> | null;
+  /** Starts at 1 and grows with every change: what a compiled schema is cached under. */
+  revision: number;
 }
+
+/** What an event type is made with; its revision starts at 1. */
+export type NewEventTypeRecord = Omit<EventTypeRecord, 'revision'>;
 
 export interface WebhookRecord {
   url: string;

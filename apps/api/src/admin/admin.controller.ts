@@ -16,11 +16,13 @@ import {
   EventTypeResponse,
   ok,
   page,
+  UpdateEventTypeRequest,
 } from '@herald/contracts';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth/auth.decorators';
 import { ApiErrors, AUTH_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { EventTypeService } from '../event-types/event-type.service';
 import { AdminService } from './admin.service';
 
 /** Operator routes: they need an admin key (HERALD_ADMIN_KEY or one made with the cli). */
@@ -30,7 +32,10 @@ import { AdminService } from './admin.service';
 @AdminOnly()
 @Controller('admin')
 export class AdminController {
-  constructor(private readonly admin: AdminService) {}
+  constructor(
+    private readonly admin: AdminService,
+    private readonly eventTypes: EventTypeService,
+  ) {}
 
   @Get('accounts')
   @ApiOperation({ summary: 'List accounts', description: 'Newest first, paged with a cursor.' })
@@ -126,10 +131,29 @@ export class AdminController {
   }
 
   @Post('event_types')
-  @ApiOperation({ summary: 'Add an event type to the catalogue' })
+  @ApiOperation({
+    summary: 'Add an event type to the catalogue',
+    description:
+      'Optionally with a JSON Schema (draft 2020-12) of its payload, enforced at publish when `enforce` is true, and an example ' +
+      'payload that must satisfy it. A schema that does not compile, or an example that does not match, is 400-02 naming the place.',
+  })
   @ApiCreatedResponse({ type: EventTypeResponse })
   @ApiErrors(...BODY_ERRORS, 'CONFLICT')
   async createEventType(@Body() body: CreateEventTypeRequest): Promise<EventTypeResponse> {
-    return ok(await this.admin.createEventType(body));
+    return ok(await this.eventTypes.create(body));
+  }
+
+  @Put('event_types/:name')
+  @ApiOperation({
+    summary: 'Change an event type',
+    description:
+      'Its description, schema, enforcement or example; a field left out keeps its value, null removes a schema or an example. ' +
+      'The new state is checked as a whole (a new schema against the stored example too). Every api process enforces it within a second.',
+  })
+  @ApiParam({ name: 'name', example: 'acw_start' })
+  @ApiOkResponse({ type: EventTypeResponse })
+  @ApiErrors(...BODY_ERRORS, 'EVENT_TYPE_NOT_FOUND', 'CONFLICT')
+  async updateEventType(@Param('name') name: string, @Body() body: UpdateEventTypeRequest): Promise<EventTypeResponse> {
+    return ok(await this.eventTypes.update(name, body));
   }
 }

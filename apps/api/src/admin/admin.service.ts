@@ -13,8 +13,6 @@ import {
   CreateApiKeyRequest,
   CreateApplicationRequest,
   CreatedApiKeyDto,
-  CreateEventTypeRequest,
-  EventTypeDto,
   quoteInput,
 } from '@herald/contracts';
 import {
@@ -24,7 +22,6 @@ import {
   ApplicationRecord,
   ApplicationRepository,
   BOOTSTRAP_ADMIN_KEY_ID,
-  EventTypeRepository,
   Page,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
@@ -39,7 +36,6 @@ export class AdminService {
     private readonly accounts: AccountRepository,
     private readonly applications: ApplicationRepository,
     private readonly apiKeys: ApiKeyRepository,
-    private readonly eventTypes: EventTypeRepository,
     private readonly keyCache: ApiKeyCache,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -124,16 +120,6 @@ export class AdminService {
   async listApiKeys(query: ApiKeyListQuery): Promise<Page<ApiKeyDto>> {
     const found = await this.apiKeys.list({ accountId: query.account_id }, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
     return { items: found.items.map(toApiKeyDto), nextCursor: found.nextCursor };
-  }
-
-  async createEventType(request: CreateEventTypeRequest): Promise<EventTypeDto> {
-    const created = await this.eventTypes.create({ name: request.name, description: request.description ?? '' });
-    if (created === 'name_taken') {
-      throw new AppError('CONFLICT', `Event type "${request.name}" already exists.`, {
-        details: [{ field: 'name', message: `"${request.name}" already exists` }],
-      });
-    }
-    return created;
   }
 
   private async requireAccount(accountId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { EventTypeModule } from '../event-types/event-type.module';
 import { EventController } from './event.controller';
 import { EventService } from './event.service';
 
-@Module({ controllers: [EventController], providers: [EventService] })
+@Module({ imports: [EventTypeModule], controllers: [EventController], providers: [EventService] })
 export class EventModule {}

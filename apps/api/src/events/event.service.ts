@@ -12,11 +12,13 @@ import {
 import {
   AppError,
   DEFAULT_PAGE_SIZE,
+  ErrorDetail,
   Errors,
   EventDto,
   EventQuery,
   EventSummaryDto,
   MAX_PAYLOAD_BYTES,
+  MAX_SCHEMA_MISMATCH_DETAILS,
   PublishedEventDto,
   PublishEventBatchRequest,
   PublishEventRequest,
@@ -35,6 +37,8 @@ import {
   WebhookRepository,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { EventTypeSchemas } from '../event-types/event-type-schemas';
+import { asDetails } from '../event-types/event-type.service';
 
 @Injectable()
 export class EventService {
@@ -42,6 +46,7 @@ export class EventService {
     private readonly events: EventRepository,
     private readonly eventLog: EventLogRepository,
     private readonly webhooks: WebhookRepository,
+    private readonly schemas: EventTypeSchemas,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
@@ -53,6 +58,8 @@ export class EventService {
    */
   async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
     const event = this.toNewEvent(request, '');
+    const mismatch = await this.schemaMismatch(request, '');
+    if (mismatch) throw schemaMismatchError([mismatch]);
     const idempotency = claimOf(request);
     return toDto(answerOf(await this.events.publish(scope, event, idempotency), event, idempotency, ''));
   }
@@ -64,6 +71,10 @@ export class EventService {
    */
   async publishBatch(scope: ApplicationScope, request: PublishEventBatchRequest): Promise<PublishedEventDto[]> {
     const items = request.events.map((item, i) => ({ event: this.toNewEvent(item, `events[${i}].`), idempotency: claimOf(item) }));
+    // All or nothing: every item is checked before any is stored.
+    const mismatches = await Promise.all(request.events.map((item, i) => this.schemaMismatch(item, `events[${i}].`)));
+    const refused = mismatches.filter((mismatch) => mismatch !== null);
+    if (refused.length > 0) throw schemaMismatchError(refused);
     let reusedAt = -1;
     const stored = await this.events.publishBatch(scope, items, (results) => {
       reusedAt = results.findIndex((result, i) => isReused(result, items[i].idempotency));
@@ -90,6 +101,16 @@ export class EventService {
       });
     }
     return this.newEvent(request.event, payload, false, request.idempotency_key ?? null);
+  }
+
+  /**
+   * What is wrong with a payload whose event type enforces its schema (PRODUCT.md §15), or null.
+   * Checked in the api before the publish statement, which stays the same for every type.
+   */
+  private async schemaMismatch(request: PublishEventRequest, field: string): Promise<SchemaMismatch | null> {
+    const validate = await this.schemas.enforcedValidator(request.event);
+    const problems = validate?.(request.payload) ?? null;
+    return problems ? { eventType: request.event, details: asDetails(`${field}payload`, problems) } : null;
   }
 
   /** A `webhook.test` event, delivered whether or not the application subscribes to it. */
@@ -138,6 +159,22 @@ export class EventService {
       ignoresSubscription,
     };
   }
+}
+
+interface SchemaMismatch {
+  eventType: string;
+  details: ErrorDetail[];
+}
+
+/** One 400-08 for a publish or a whole batch, naming at most MAX_SCHEMA_MISMATCH_DETAILS problems. */
+function schemaMismatchError(mismatches: SchemaMismatch[]): AppError {
+  const details = mismatches.flatMap((mismatch) => mismatch.details).slice(0, MAX_SCHEMA_MISMATCH_DETAILS);
+  const first = details[0];
+  return new AppError(
+    'PAYLOAD_SCHEMA_MISMATCH',
+    `The payload does not match the schema of event type ${quoteInput(mismatches[0].eventType)}: ${first.field} ${first.message}.`,
+    { details },
+  );
 }
 
 function claimOf(request: PublishEventRequest): IdempotencyClaim | null {

@@ -129,6 +129,34 @@ const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   ),
 })).value;
 
+/**
+ * JSON Schemas an operator could send as an event type's `schema` (PRODUCT.md §15) that each try
+ * one of the ways out of the validator's bounds: a backtracking pattern, references outside the
+ * document or looping in place, quadratic uniqueItems, another draft, Ajv's skipped names, depth.
+ */
+const HOSTILE_JSON_SCHEMAS: Record<string, unknown>[] = [
+  { type: 'object', properties: { agent_id: { type: 'string', pattern: '^(a+)+$' } } },
+  { type: 'object', patternProperties: { '^(a|a)*$': { type: 'string' } }, propertyNames: { pattern: '(?=x)' } },
+  { type: 'object', properties: { a: { $ref: 'http://127.0.0.1:9/schema.json' } } },
+  { $ref: 'https://json-schema.org/draft/2020-12/schema' },
+  { type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/a' } } },
+  { type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { type: 'object', $ref: '#/$defs/a' } } },
+  { type: 'object', additionalProperties: { type: 'array', uniqueItems: true } },
+  { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
+  objectFrom([
+    ['type', 'object'],
+    [
+      'properties',
+      objectFrom([
+        ['__proto__', { type: 'integer' }],
+        ['constructor', {}],
+      ]),
+    ],
+  ]),
+  Array.from({ length: 28 }).reduce<Record<string, unknown>>((inner) => ({ not: inner }), { type: 'object' }),
+  { type: 'object', properties: { n: { type: 'number', multipleOf: 1e-308 } }, required: ['toString', 'hasOwnProperty'] },
+];
+
 export function operationsOf(document: Schema): Operation[] {
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Schema>(document.paths)) {
@@ -158,6 +186,15 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
   const fitting = (raw: Schema | undefined, depth: number, name = ''): fc.Arbitrary<unknown> => {
     const schema = resolve(raw);
     if (schema.enum) return fc.constantFrom(...schema.enum);
+    // An object the document shows as an example (an event type's schema, an example payload) is
+    // sent as it is too, so requests get past validation into what the object does.
+    if (isObjectSchema(schema) && typeof schema.example === 'object' && schema.example !== null && !Array.isArray(schema.example)) {
+      const hostile = name === 'schema' ? [{ weight: 2, arbitrary: fc.constantFrom(...HOSTILE_JSON_SCHEMAS) }] : [];
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(schema.example) }, ...hostile, {
+        weight: 3,
+        arbitrary: fittingObject(schema, depth),
+      });
+    }
     if (name === 'account_id' && targets.accountIds.length > 0) return fc.constantFrom(...targets.accountIds);
     switch (schema.type) {
       case 'integer':
@@ -173,27 +210,28 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
       case 'array':
         return fc.array(value(schema.items, depth + 1), { maxLength: 3 });
       case 'object':
-      case undefined: {
-        if (depth > 3) return anyJson;
-        const properties = Object.entries<Schema>(schema.properties ?? {});
-        const known = properties.map(([key, property]) =>
-          fc.option(value(property, depth + 1, key), { nil: undefined, freq: 8 }).map((v) => [key, v] as [string, unknown]),
-        );
-        const extra = schema.additionalProperties
-          ? fc.array(fc.tuple(objectKey, value(schema.additionalProperties === true ? {} : schema.additionalProperties, depth + 1)), {
-              maxLength: 4,
-            })
-          : fc.array(fc.tuple(objectKey, anyJson), { maxLength: 1 });
-        if (properties.length === 0 && !schema.additionalProperties && schema.type === undefined) return anyJson;
-        return fc
-          .tuple(fc.tuple(...known), extra)
-          .map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
-      }
+      case undefined:
+        return fittingObject(schema, depth);
       default: {
         const examples = [schema.example, 'https://example.com/hooks/h', 'acw_start'].filter((v) => typeof v === 'string');
         return fc.oneof(fc.constantFrom(...examples), fc.string({ maxLength: 20 }));
       }
     }
+  };
+  const isObjectSchema = (schema: Schema): boolean => schema.type === 'object' || schema.type === undefined;
+  const fittingObject = (schema: Schema, depth: number): fc.Arbitrary<unknown> => {
+    if (depth > 3) return anyJson;
+    const properties = Object.entries<Schema>(schema.properties ?? {});
+    const known = properties.map(([key, property]) =>
+      fc.option(value(property, depth + 1, key), { nil: undefined, freq: 8 }).map((v) => [key, v] as [string, unknown]),
+    );
+    const extra = schema.additionalProperties
+      ? fc.array(fc.tuple(objectKey, value(schema.additionalProperties === true ? {} : schema.additionalProperties, depth + 1)), {
+          maxLength: 4,
+        })
+      : fc.array(fc.tuple(objectKey, anyJson), { maxLength: 1 });
+    if (properties.length === 0 && !schema.additionalProperties && schema.type === undefined) return anyJson;
+    return fc.tuple(fc.tuple(...known), extra).map(([fields, more]) => objectFrom([...fields.filter(([, v]) => v !== undefined), ...more]));
   };
   const value = (schema: Schema | undefined, depth: number, name = ''): fc.Arbitrary<unknown> =>
     fc.oneof({ weight: 12, arbitrary: fitting(schema, depth, name) }, { weight: 1, arbitrary: anyJson });

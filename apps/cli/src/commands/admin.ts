@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
 import { apiCommand, ApiOptions, operatorsValue, PageOptions, paged, pageQuery, positiveInteger } from './api-command';
@@ -14,7 +15,7 @@ const KEY_COLUMNS = [
   column('CREATED', 'created_at'),
   column('REVOKED', 'revoked_at'),
 ];
-const EVENT_TYPE_COLUMNS = [column('NAME'), column('DESCRIPTION')];
+const EVENT_TYPE_COLUMNS = [column('NAME'), column('DESCRIPTION'), column('ENFORCED', 'enforce')];
 
 /**
  * The operator's commands on accounts, applications, API keys and event types. They call the
@@ -101,18 +102,87 @@ export function registerAdminCommands(program: Command, connect: (options: ApiOp
     },
   );
 
-  const eventTypes = program.command('event-types').description('list and add event types');
+  const eventTypes = program.command('event-types').description('list, read, add and change event types and their payload schemas');
   paged(apiCommand(eventTypes, { nameAndArgs: 'list', description: 'list the event types applications can subscribe to' })).action(
     async (options: ApiOptions & PageOptions) => {
       const answer = await connect(options).call((herald) => herald.GET('/event_types', { params: { query: pageQuery(options) } }));
       printList(answer, EVENT_TYPE_COLUMNS, { json: !!options.json, noun: 'event types' });
     },
   );
-  apiCommand(eventTypes, { nameAndArgs: 'create', description: 'add an event type to the catalogue' })
-    .requiredOption('--name <name>', 'the event name, [a-z0-9_.]{1,64}')
-    .option('--description <text>', 'what the event means')
-    .action(async (options: ApiOptions & { name: string; description?: string }) => {
-      const body = { name: options.name, description: options.description };
-      printItem(await connect(options).call((herald) => herald.POST('/admin/event_types', { body })), { json: !!options.json });
+  apiCommand(eventTypes, {
+    nameAndArgs: 'get <name>',
+    description: 'read one event type: description, schema, enforcement, example',
+  }).action(async (name: string, options: ApiOptions) => {
+    printItem(await connect(options).call((herald) => herald.GET('/event_types/{name}', { params: { path: { name } } })), {
+      json: !!options.json,
     });
+  });
+  schemaOptions(
+    apiCommand(eventTypes, { nameAndArgs: 'create', description: 'add an event type to the catalogue' })
+      .requiredOption('--name <name>', 'the event name, [a-z0-9_.]{1,64}')
+      .option('--description <text>', 'what the event means'),
+  ).action(async (options: ApiOptions & SchemaOptions & { name: string; description?: string }) => {
+    const body = { name: options.name, description: options.description, ...schemaFields(options) };
+    printItem(await connect(options).call((herald) => herald.POST('/admin/event_types', { body })), { json: !!options.json });
+  });
+  schemaOptions(
+    apiCommand(eventTypes, {
+      nameAndArgs: 'update <name>',
+      description: 'change an event type: what is not given stays as it is; every api process applies it within a second',
+    }).option('--description <text>', 'what the event means'),
+  ).action(async (name: string, options: ApiOptions & SchemaOptions & { description?: string }) => {
+    const body = { description: options.description, ...schemaFields(options) };
+    printItem(await connect(options).call((herald) => herald.PUT('/admin/event_types/{name}', { params: { path: { name } }, body })), {
+      json: !!options.json,
+    });
+  });
+}
+
+/** `--schema file.json`, `--no-schema` (remove it), `--enforce`/`--no-enforce`, `--example file.json`, `--no-example`. */
+interface SchemaOptions {
+  schema?: Record<string, unknown> | false;
+  enforce?: boolean;
+  example?: Record<string, unknown> | false;
+}
+
+function schemaOptions(command: Command): Command {
+  return command
+    .option('--schema <file>', 'a JSON Schema (draft 2020-12) of the payload, read from a file (at most 64 KiB)', jsonObjectFile)
+    .option('--no-schema', 'remove the schema (and so its enforcement)')
+    .option('--enforce', 'refuse payloads that do not match the schema (400-08)')
+    .option('--no-enforce', 'let every payload through: the schema only documents')
+    .option('--example <file>', 'an example payload, read from a file; it must satisfy the schema', jsonObjectFile)
+    .option('--no-example', 'remove the example');
+}
+
+/** What the options say, as the api's fields: left out when not given, null to remove. */
+function schemaFields(options: SchemaOptions): {
+  schema?: Record<string, unknown> | null;
+  enforce?: boolean;
+  example?: Record<string, unknown> | null;
+} {
+  return {
+    schema: options.schema === false ? null : options.schema,
+    enforce: options.enforce,
+    example: options.example === false ? null : options.example,
+  };
+}
+
+/** A file holding one JSON object; anything else is a usage error before anything is sent. */
+function jsonObjectFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidArgumentError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidArgumentError(`${path} must hold a JSON object.`);
+  return value as Record<string, unknown>;
 }

@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { api, ApiError, call, type Schemas } from '../api/client';
 import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { EventTypeCatalogue, EventTypeDetails } from '../components/EventTypeCatalogue';
 import { useApplicationId } from './ApplicationLayout';
 
 type Flags = Schemas['SubscriptionFlagsDto'];
@@ -56,94 +57,104 @@ export function SubscriptionsPage() {
   }
   const current = Object.entries(subscriptions.data?.subscriptions ?? {});
   const available = (catalogue.data?.data ?? []).filter((type) => !(subscriptions.data?.subscriptions ?? {})[type.name]);
+  const chosen = available.find((type) => type.name === choice);
   return (
-    <section className="card" aria-labelledby="subs-heading">
-      <h2 id="subs-heading">Subscriptions</h2>
-      <ErrorMessage error={subscriptions.error ?? catalogue.error ?? upsert.error} />
-      {current.length === 0 && subscriptions.isSuccess && (
-        <p className="muted">No subscriptions yet: this webhook receives only test events.</p>
-      )}
-      {current.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Subscription list">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Ensure delivery</th>
-                <th scope="col">Active</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.map(([event, flags]) => (
-                <tr key={event}>
-                  <td>
-                    <code>{event}</code>
-                  </td>
-                  <td>
-                    <FlagToggle
-                      key={`ensure-${refusals}`}
-                      label={`Ensure delivery of ${event}`}
-                      value={flags.ensure_delivery}
-                      onChange={(checked) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: checked } })}
-                    />
-                  </td>
-                  <td>
-                    <FlagToggle
-                      key={`active-${refusals}`}
-                      label={`${event} active`}
-                      value={flags.active}
-                      onChange={(checked) => upsert.mutate({ event, flags: { ...flags, active: checked } })}
-                    />
-                  </td>
-                  <td>
-                    <ConfirmButton
-                      className="button subtle danger small"
-                      label={`subscription ${event}`}
-                      title={`Delete the subscription to ${event}?`}
-                      body={
-                        <p>
-                          New {event} events are no longer sent to this webhook, and its {event} deliveries still waiting are cancelled.
-                        </p>
-                      }
-                      confirm="Delete subscription"
-                      {...confirmMutation(remove, event)}
-                    >
-                      Delete
-                    </ConfirmButton>
-                  </td>
+    <>
+      <section className="card" aria-labelledby="subs-heading">
+        <h2 id="subs-heading">Subscriptions</h2>
+        <ErrorMessage error={subscriptions.error ?? catalogue.error ?? upsert.error} />
+        {current.length === 0 && subscriptions.isSuccess && (
+          <p className="muted">No subscriptions yet: this webhook receives only test events.</p>
+        )}
+        {current.length > 0 && (
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Subscription list">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Ensure delivery</th>
+                  <th scope="col">Active</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
+              </thead>
+              <tbody>
+                {current.map(([event, flags]) => (
+                  <tr key={event}>
+                    <td>
+                      <code>{event}</code>
+                    </td>
+                    <td>
+                      <FlagToggle
+                        key={`ensure-${refusals}`}
+                        label={`Ensure delivery of ${event}`}
+                        value={flags.ensure_delivery}
+                        onChange={(checked) => upsert.mutate({ event, flags: { ...flags, ensure_delivery: checked } })}
+                      />
+                    </td>
+                    <td>
+                      <FlagToggle
+                        key={`active-${refusals}`}
+                        label={`${event} active`}
+                        value={flags.active}
+                        onChange={(checked) => upsert.mutate({ event, flags: { ...flags, active: checked } })}
+                      />
+                    </td>
+                    <td>
+                      <ConfirmButton
+                        className="button subtle danger small"
+                        label={`subscription ${event}`}
+                        title={`Delete the subscription to ${event}?`}
+                        body={
+                          <p>
+                            New {event} events are no longer sent to this webhook, and its {event} deliveries still waiting are cancelled.
+                          </p>
+                        }
+                        confirm="Delete subscription"
+                        {...confirmMutation(remove, event)}
+                      >
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (choice) upsert.mutate({ event: choice, flags: { ensure_delivery: false, active: true } });
+          }}
+        >
+          <div className="field">
+            <label htmlFor="add-subscription">Event type</label>
+            <select id="add-subscription" value={choice} onChange={(e) => setChoice(e.target.value)}>
+              <option value="">Choose an event…</option>
+              {available.map((type) => (
+                <option key={type.name} value={type.name}>
+                  {type.name}
+                  {type.description ? ` — ${type.description}` : ''}
+                </option>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (choice) upsert.mutate({ event: choice, flags: { ensure_delivery: false, active: true } });
-        }}
-      >
-        <div className="field">
-          <label htmlFor="add-subscription">Event type</label>
-          <select id="add-subscription" value={choice} onChange={(e) => setChoice(e.target.value)}>
-            <option value="">Choose an event…</option>
-            {available.map((type) => (
-              <option key={type.name} value={type.name}>
-                {type.name}
-                {type.description ? ` — ${type.description}` : ''}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className="button" disabled={!choice}>
-          Subscribe
-        </button>
-      </form>
-    </section>
+            </select>
+          </div>
+          <button type="submit" className="button" disabled={!choice}>
+            Subscribe
+          </button>
+        </form>
+        {chosen && (
+          <section className="subscription-preview" aria-label={`About ${chosen.name}`}>
+            {chosen.description && <p>{chosen.description}</p>}
+            <EventTypeDetails type={chosen} />
+          </section>
+        )}
+      </section>
+      {catalogue.data && <EventTypeCatalogue types={catalogue.data.data} subscribed={new Set(current.map(([event]) => event))} />}
+    </>
   );
 }
 

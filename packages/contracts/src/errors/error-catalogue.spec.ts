@@ -12,7 +12,7 @@ describe('the error catalogue', () => {
     }
   });
 
-  it('contains the starting directory of PRODUCT.md §2 and the seed entries', () => {
+  it('contains the starting directory of PRODUCT.md §2, the codes §15 adds and the seed entries', () => {
     const codes = entries.map((e) => e.code);
     expect(codes).toEqual(
       expect.arrayContaining([
@@ -24,6 +24,7 @@ describe('the error catalogue', () => {
         '400-05',
         '400-06',
         '400-07',
+        '400-08',
         '403-00',
         '403-01',
         '403-02',
@@ -36,6 +37,7 @@ describe('the error catalogue', () => {
         '404-04',
         '404-05',
         '404-06',
+        '404-08',
         '405-00',
         '409-00',
         '413-00',

@@ -3,6 +3,9 @@ import pg from 'pg';
 /** Sent by revocations so every api process drops the key from its cache at once. */
 export const API_KEY_CHANNEL = 'herald_api_keys';
 
+/** Sent by changes to an event type (its name) so every api process drops the schema it compiled. */
+export const EVENT_TYPE_CHANNEL = 'herald_event_types';
+
 /**
  * LISTENs on one channel over a dedicated connection (never a pooled one). If the connection
  * drops it reconnects with backoff and reports `onReconnected`, because notifications sent
