@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider, useNavigate, type RouteObject } from 'react-router';
-import { ApiError } from './api/client';
+import { HeraldApiError } from '@herald/client';
 import { portalLinkFromHash, readSession, type Session } from './api/session';
 import { ErrorMessage } from './components/ErrorMessage';
 import { Loading } from './components/Loading';
@@ -108,7 +108,7 @@ function PortalShell() {
   const queryClient = useQueryClient();
   const [ended, setEnded] = useState(false);
   useEffect(() => {
-    const isEnd = (error: unknown) => error instanceof ApiError && error.code === '403-02';
+    const isEnd = (error: unknown) => error instanceof HeraldApiError && error.code === '403-02';
     // The first screen's answers may have come before this subscription (first-screen.ts).
     if (
       queryClient

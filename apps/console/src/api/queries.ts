@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query';
+import { HeraldApiError, type Schemas } from '@herald/client';
 import { localInputToIso } from '../lib/time';
-import { api, ApiError, call, type Schemas } from './client';
+import { api, call } from './client';
 
 /**
  * Reads several screens share, under one cache key each: the application header, the trouble
@@ -83,7 +84,7 @@ export function useWebhookStatus(id: number, options: { poll?: boolean; enabled?
       try {
         return (await call(api.GET('/application/{application_id}/webhook/status', { params: { path: { application_id: id } } }))).data;
       } catch (error) {
-        if (error instanceof ApiError && error.code === '404-02') return null;
+        if (error instanceof HeraldApiError && error.code === '404-02') return null;
         throw error;
       }
     },

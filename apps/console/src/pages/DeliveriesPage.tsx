@@ -1,7 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import {
   countsKey,
   DELIVERY_STATUSES,
@@ -325,7 +326,7 @@ export function FindById({ applicationId }: { applicationId: number }) {
     },
     onError: (error) =>
       setProblem(
-        error instanceof ApiError && error.status === 404
+        error instanceof HeraldApiError && error.status === 404
           ? `No delivery, event or idempotency key here is ${value.trim()}.`
           : error.message,
       ),
