@@ -378,11 +378,15 @@ describe('the console in Chromium', () => {
       event: 'acw_start',
       payload: { keyed: true },
       idempotency_key: 'call-c-9001-acw',
+      ordering_key: 'call-c-9001',
     });
     await page.getByLabel('Find by delivery id, event id or idempotency key').fill('call-c-9001-acw');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByRole('heading', { name: 'Event acw_start' }).waitFor();
     expect(page.url()).toContain(`/events/${keyed.data.id}`);
+    // Its ordering key (PRODUCT.md §13) is shown beside the idempotency key.
+    await page.getByText('delivered after the earlier events with this key').waitFor();
+    await shot('event-ordering-key-light');
     await tab('Deliveries').click();
     // The event filter lists webhook.test once, and filters.
     const eventOptions = await page.getByLabel('Event', { exact: true }).locator('option').allTextContents();
