@@ -124,6 +124,7 @@ export class TestWorker {
       createdAt: new Date(),
       deliveryId: `dlv_${suffix}`,
       ignoresSubscription,
+      filteredOut: false,
       idempotencyKey: null,
     });
     if (published.kind !== 'stored') throw new Error(`publish stored nothing: ${published.kind}`);
