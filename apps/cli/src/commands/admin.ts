@@ -1,8 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
 import { apiCommand, ApiOptions, operatorsValue, PageOptions, paged, pageQuery, positiveInteger } from './api-command';
+import { jsonObjectFile } from './json-input';
 
 const ACCOUNT_COLUMNS = [column('ID'), column('NAME')];
 const APPLICATION_COLUMNS = [column('ID'), column('NAME'), column('ACCOUNT', 'account_id')];
@@ -166,23 +166,4 @@ function schemaFields(options: SchemaOptions): {
     enforce: options.enforce,
     example: options.example === false ? null : options.example,
   };
-}
-
-/** A file holding one JSON object; anything else is a usage error before anything is sent. */
-function jsonObjectFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidArgumentError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidArgumentError(`${path} is not JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new InvalidArgumentError(`${path} must hold a JSON object.`);
-  return value as Record<string, unknown>;
 }
