@@ -5,6 +5,7 @@ import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, keyedPublishes, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventSchemas } from './benchmarks/event-schemas';
+import { subscriptionFilters } from './benchmarks/subscription-filters';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
@@ -23,6 +24,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'delivery-latency': deliveryLatency,
   'keyed-publishes': keyedPublishes,
   'event-schemas': eventSchemas,
+  'subscription-filters': subscriptionFilters,
   peers,
   'retry-timing': retryTiming,
   memory,
