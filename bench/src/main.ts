@@ -2,7 +2,7 @@ import { apiRead } from './benchmarks/api-read';
 import { apiWrite } from './benchmarks/api-write';
 import { claimScale } from './benchmarks/claim-scale';
 import { memory, workerScale } from './benchmarks/backlog';
-import { deliveryLatency, deliveryThroughput, keyedPublishes, retryTiming } from './benchmarks/delivery';
+import { deliveryLatency, deliveryThroughput, keyedPublishes, orderedDelivery, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventSchemas } from './benchmarks/event-schemas';
 import { subscriptionFilters } from './benchmarks/subscription-filters';
@@ -23,6 +23,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
   'keyed-publishes': keyedPublishes,
+  'ordered-delivery': orderedDelivery,
   'event-schemas': eventSchemas,
   'subscription-filters': subscriptionFilters,
   peers,

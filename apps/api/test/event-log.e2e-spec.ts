@@ -48,6 +48,7 @@ describe('events read back, replay and recovery (PRODUCT.md §8)', () => {
           event: event.event,
           created_at: expect.any(String),
           idempotency_key: null,
+          ordering_key: null,
           deliveries: event.deliveries,
         })),
         next_cursor: published[3].id,

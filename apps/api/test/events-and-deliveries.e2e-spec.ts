@@ -82,6 +82,10 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       [{ event: 'acw_start', payload: {}, idempotency_key: '' }, 'idempotency_key'],
       [{ event: 'acw_start', payload: {}, idempotency_key: 'k'.repeat(256) }, 'idempotency_key'],
       [{ event: 'acw_start', payload: {}, priority: 'high' }, 'priority'],
+      [{ event: 'acw_start', payload: {}, ordering_key: '' }, 'ordering_key'],
+      [{ event: 'acw_start', payload: {}, ordering_key: 'k'.repeat(256) }, 'ordering_key'],
+      [{ event: 'acw_start', payload: {}, ordering_key: 'call\n9001' }, 'ordering_key'],
+      [{ event: 'acw_start', payload: {}, ordering_key: 42 }, 'ordering_key'],
     ])('refuses %j with 400-02 naming %s', async (body, field) => {
       const res = await publish(body);
       expectError(res, 400, '400-02');
@@ -97,6 +101,37 @@ describe('publishing events and the delivery log (PRODUCT.md §5.1, §5.5)', () 
       expectError(res, 413, '413-00');
       expect(detailFields(res)).toEqual(['payload']);
       expectError(await publish({ event: 'acw_start', payload: payloadOf(400 * 1024) }), 413, '413-00');
+    });
+  });
+
+  describe('ordering keys (PRODUCT.md §13)', () => {
+    it('stores the key with the event, returns it from the events routes, and names the item in a batch', async () => {
+      const published = await publish({ event: 'acw_start', payload: {}, ordering_key: 'call-c-9001 ✓' }).expect(202);
+      const read = await t.http.get(`${app}/events/${published.body.data.id}`).set(auth()).expect(200);
+      expect(read.body.data.ordering_key).toBe('call-c-9001 ✓');
+      const [row] = await sql(t.db.url, 'SELECT ordering_key FROM delivery_queue WHERE delivery_id = $1', [
+        published.body.data.deliveries[0],
+      ]);
+      expect(row.ordering_key).toBe('call-c-9001 ✓');
+
+      const batch = await t.http
+        .post(`${app}/events/batch`)
+        .set(auth())
+        .send({
+          events: [
+            { event: 'acw_start', payload: {}, ordering_key: 'ok' },
+            { event: 'acw_start', payload: {}, ordering_key: '\u0007' },
+          ],
+        });
+      expectError(batch, 400, '400-02');
+      expect(detailFields(batch)).toEqual(['events[1].ordering_key']);
+    });
+
+    it('tells an idempotent repeat with another ordering key from the same request (400-07)', async () => {
+      const body = { event: 'acw_start', payload: { call: 'c-ok' }, idempotency_key: 'ordered-once', ordering_key: 'k1' };
+      const first = await publish(body).expect(202);
+      expect((await publish(body).expect(202)).body.data.id).toBe(first.body.data.id);
+      expectError(await publish({ ...body, ordering_key: 'k2' }), 400, '400-07');
     });
   });
 

@@ -42,6 +42,7 @@ const COMMANDS = [
   ['webhook', 'disable'],
   ['webhook', 'enable'],
   ['events'],
+  ['events', 'publish'],
   ['events', 'list'],
   ['events', 'get'],
   ['events', 'replay'],
@@ -512,9 +513,16 @@ describe('herald operator commands', () => {
     it('events list, get and replay, with and without --json', async () => {
       const published = (await api('POST', `/application/${APP}/events`, { event: 'acw_start', payload: { call: 'c-9' } })).body.data;
       const { header, rows } = readTable((await succeeds('events', 'list', '--application', String(APP), '--limit', '1')).stdout);
-      expect(header).toEqual(['ID', 'EVENT', 'CREATED', 'IDEMPOTENCY KEY', 'DELIVERIES']);
+      expect(header).toEqual(['ID', 'EVENT', 'CREATED', 'IDEMPOTENCY KEY', 'ORDERING KEY', 'DELIVERIES']);
       expect(rows).toEqual([
-        { ID: published.id, EVENT: 'acw_start', CREATED: expect.any(String), 'IDEMPOTENCY KEY': '-', DELIVERIES: published.deliveries[0] },
+        {
+          ID: published.id,
+          EVENT: 'acw_start',
+          CREATED: expect.any(String),
+          'IDEMPOTENCY KEY': '-',
+          'ORDERING KEY': '-',
+          DELIVERIES: published.deliveries[0],
+        },
       ]);
       const listed = await json('events', 'list', '--application', String(APP), '--event', 'acw_start');
       expect(listed.data[0]).toMatchObject({ id: published.id, deliveries: published.deliveries });
@@ -527,6 +535,49 @@ describe('herald operator commands', () => {
       const replayed = await json('events', 'replay', published.id, '--application', String(APP));
       expect(replayed).toEqual({ id: published.id, event: 'acw_start', deliveries: [expect.stringMatching(/^dlv_/)] });
       await sink.waitFor(received + 1, 20_000);
+    });
+
+    it('publishes with a payload, an idempotency key and an ordering key, and refuses a payload that is not a JSON object', async () => {
+      const published = await json(
+        'events',
+        'publish',
+        'acw_start',
+        '--application',
+        String(APP),
+        '--payload',
+        '{"call":"c-77"}',
+        '--idempotency-key',
+        'cli-once',
+        '--ordering-key',
+        'call-c-77',
+      );
+      expect(published).toEqual({ id: expect.stringMatching(/^evt_/), event: 'acw_start', deliveries: [expect.stringMatching(/^dlv_/)] });
+      const stored = (await api('GET', `/application/${APP}/events/${published.id}`)).body.data;
+      expect(stored).toMatchObject({ payload: { call: 'c-77' }, idempotency_key: 'cli-once', ordering_key: 'call-c-77' });
+      // The same request again: the same event.
+      expect(
+        (
+          await json(
+            'events',
+            'publish',
+            'acw_start',
+            '--application',
+            String(APP),
+            '--payload',
+            '{"call":"c-77"}',
+            '--idempotency-key',
+            'cli-once',
+            '--ordering-key',
+            'call-c-77',
+          )
+        ).id,
+      ).toBe(published.id);
+      expect(await fails(2, 'events', 'publish', 'acw_start', '--application', String(APP), '--payload', '[1]')).toMatch(
+        /^herald: .*--payload must hold a JSON object/,
+      );
+      expect(await fails(1, 'events', 'publish', 'acw_start', '--application', String(APP), '--ordering-key', 'x'.repeat(256))).toMatch(
+        /^herald: 400-02 /,
+      );
     });
 
     it('subscriptions filter get, set, test and remove, inline or from a file (PRODUCT.md §14)', async () => {

@@ -7,6 +7,7 @@ import {
   deliveryLatencies,
   deliveryRound,
   heraldDelivery,
+  HeraldDelivery,
   peakRss,
   PUBLISHERS,
   warmUp,
@@ -132,28 +133,35 @@ export async function retryTiming(context: BenchContext): Promise<BenchResult> {
  * same run and on the same api and worker (issue 21: keyed publishes were 0.25× unkeyed while
  * each took a transaction and a commit of its own).
  */
+/** One single publish of event `i` with `fields` added to its body (an idempotency or an ordering key); its event id. */
+async function publishWith(delivery: HeraldDelivery, i: number, fields: Record<string, string>): Promise<string[]> {
+  const application = delivery.tenant.applicationIds[i % delivery.tenant.applicationIds.length];
+  const res = await delivery.client.call(
+    'POST',
+    `/application/${application}/events`,
+    { ...benchEvent(i), ...fields },
+    delivery.tenant.key,
+  );
+  if (res.status !== 202)
+    throw new Error(`publish with ${Object.keys(fields).join(', ')} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return [res.body.data.id as string];
+}
+
 export async function keyedPublishes(context: BenchContext): Promise<BenchResult> {
   const events = scaled(context, 10_000, 300);
   const sink = await new BenchSink().start();
-  const { environment, client, tenant, publishOne } = await heraldDelivery(context, sink);
+  const delivery = await heraldDelivery(context, sink);
+  const { environment, client, publishOne } = delivery;
   try {
     await environment.startWorker(WORKER_ENV);
     const run = `${Date.now().toString(36)}`;
-    const publishKeyed = async (i: number) => {
-      const application = tenant.applicationIds[i % tenant.applicationIds.length];
-      const res = await client.call(
-        'POST',
-        `/application/${application}/events`,
-        { ...benchEvent(i), idempotency_key: `${run}-${i}` },
-        tenant.key,
-      );
-      if (res.status !== 202) throw new Error(`keyed publish answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return [res.body.data.id as string];
-    };
     const rates = await alternatedRounds(sink, events, {
       baseline: { label: 'unkeyed', publish: publishOne },
       // Warm-up and each round take keys of their own: a key used before would answer the first event again.
-      measured: { label: 'keyed', publish: (i, round) => publishKeyed((round + 2) * events + i) },
+      measured: {
+        label: 'keyed',
+        publish: (i, round) => publishWith(delivery, (round + 2) * events + i, { idempotency_key: `${run}-${(round + 2) * events + i}` }),
+      },
     });
     const unkeyedRate = rates.baseline.rate;
     const keyedRate = rates.measured.rate;
@@ -171,6 +179,48 @@ export async function keyedPublishes(context: BenchContext): Promise<BenchResult
           target: '>= 90% of baseline',
           pass: ratio >= 0.9,
         },
+      ],
+    });
+  } finally {
+    await client.close();
+    await environment.dispose();
+    await sink.close();
+  }
+}
+
+/**
+ * Ordered delivery (PRODUCT.md §13, issue 22): the same single publishes, each carrying one of
+ * 1,000 ordering keys (so each key's events go one at a time), against the same without keys,
+ * in alternated rounds; delivery rate, first publish to last receipt.
+ */
+export async function orderedDelivery(context: BenchContext): Promise<BenchResult> {
+  const events = scaled(context, 10_000, 300);
+  const keys = scaled(context, 1_000, 30);
+  const sink = await new BenchSink().start();
+  const delivery = await heraldDelivery(context, sink);
+  const { environment, client, publishOne } = delivery;
+  try {
+    await environment.startWorker(WORKER_ENV);
+    const run = `${Date.now().toString(36)}`;
+    const rates = await alternatedRounds(sink, events, {
+      baseline: { label: 'unkeyed', publish: publishOne },
+      measured: { label: 'ordered', publish: (i, round) => publishWith(delivery, i, { ordering_key: `${run}-${round}-${i % keys}` }) },
+    });
+    const ratio = rates.measured.rate / rates.baseline.rate;
+    return writeResult({
+      name: 'ordered-delivery',
+      description: `${events} single publishes by ${PUBLISHERS} concurrent clients over ${keys} ordering keys, against the same without keys (two alternated rounds each)`,
+      figures: [
+        {
+          metric: `deliveries, ${keys} ordering keys`,
+          value: Math.round(rates.measured.rate),
+          unit: '/s',
+          baseline: { name: 'the same publishes without keys', value: Math.round(rates.baseline.rate) },
+          ratio: round(ratio, 3),
+          target: '>= 80% of baseline',
+          pass: ratio >= 0.8,
+        },
+        { metric: 'publishes accepted, with ordering keys', value: Math.round(rates.measured.publishRate), unit: '/s' },
       ],
     });
   } finally {

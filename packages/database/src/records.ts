@@ -83,6 +83,7 @@ export interface StoredEventRecord {
   /** Compact JSON text, exactly what every attempt signs and sends. */
   payload: string;
   idempotencyKey: string | null;
+  orderingKey: string | null;
   createdAt: Date;
   deliveryIds: string[];
 }

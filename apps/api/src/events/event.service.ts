@@ -107,7 +107,7 @@ export class EventService {
         details: [{ field: `${field}payload`, message: `must be at most ${MAX_PAYLOAD_BYTES} bytes of JSON` }],
       });
     }
-    return this.newEvent(request.event, payload, false, request.idempotency_key ?? null);
+    return this.newEvent(request.event, payload, false, request.idempotency_key ?? null, request.ordering_key ?? null);
   }
 
   /**
@@ -126,7 +126,7 @@ export class EventService {
       throw Errors.webhookNotConfigured(scope.applicationId);
     }
     const payload = JSON.stringify({ message: 'A test event from Herald: your endpoint is wired up.' });
-    const event = this.newEvent(TEST_EVENT_TYPE, payload, true, null);
+    const event = this.newEvent(TEST_EVENT_TYPE, payload, true, null, null);
     return toDto(answerOf(await this.events.publish(scope, event), event, null, ''));
   }
 
@@ -165,12 +165,19 @@ export class EventService {
     return toDto(replayed);
   }
 
-  private newEvent(eventType: string, payload: string, ignoresSubscription: boolean, idempotencyKey: string | null): NewEvent {
+  private newEvent(
+    eventType: string,
+    payload: string,
+    ignoresSubscription: boolean,
+    idempotencyKey: string | null,
+    orderingKey: string | null,
+  ): NewEvent {
     return {
       id: this.ids.next('evt'),
       eventType,
       payload,
       idempotencyKey,
+      orderingKey,
       createdAt: this.clock.now(),
       deliveryId: this.ids.next('dlv'),
       ignoresSubscription,
@@ -198,7 +205,7 @@ function schemaMismatchError(mismatches: SchemaMismatch[]): AppError {
 function claimOf(request: PublishEventRequest): IdempotencyClaim | null {
   return request.idempotency_key === undefined
     ? null
-    : { key: request.idempotency_key, requestHash: idempotencyRequestHash(request.event, request.payload) };
+    : { key: request.idempotency_key, requestHash: idempotencyRequestHash(request.event, request.payload, request.ordering_key ?? null) };
 }
 
 function isReused(result: PublishResult, idempotency: IdempotencyClaim | null): boolean {
@@ -229,6 +236,7 @@ function toSummary(event: Omit<StoredEventRecord, 'payload'>): EventSummaryDto {
     event: event.eventType,
     created_at: event.createdAt.toISOString(),
     idempotency_key: event.idempotencyKey,
+    ordering_key: event.orderingKey,
     deliveries: event.deliveryIds,
   };
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
 import { apiCommand, ApiOptions, operatorsValue, PageOptions, paged, pageQuery, positiveInteger } from './api-command';
-import { jsonObjectFile } from './json-input';
+import { jsonObjectFile } from './json-arguments';
 
 const ACCOUNT_COLUMNS = [column('ID'), column('NAME')];
 const APPLICATION_COLUMNS = [column('ID'), column('NAME'), column('ACCOUNT', 'account_id')];

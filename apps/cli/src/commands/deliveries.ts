@@ -2,7 +2,9 @@ import { DELIVERY_STATUSES, DeliveryStatus } from '@herald/core';
 import { Command, Option } from 'commander';
 import { HeraldApi } from '../api/herald-api';
 import { column, printItem, printList } from '../output/print';
+import { UsageError } from '../cli-errors';
 import { apiCommand, ApiCommandSpec, ApiOptions, operatorsValue, PageOptions, paged, pageQuery } from './api-command';
+import { jsonObject, jsonObjectFile } from './json-arguments';
 
 const DELIVERY_COLUMNS = [
   column('ID'),
@@ -27,6 +29,7 @@ const EVENT_COLUMNS = [
   column('EVENT'),
   column('CREATED', 'created_at'),
   column('IDEMPOTENCY KEY', 'idempotency_key'),
+  column('ORDERING KEY', 'ordering_key'),
   column('DELIVERIES', 'deliveries'),
 ];
 
@@ -83,7 +86,7 @@ export function registerDeliveryCommands(program: Command, connect: (options: Ap
     },
   );
 
-  const events = program.command('events').description("an application's events: list, read (with the payload), replay");
+  const events = program.command('events').description("an application's events: publish, list, read (with the payload), replay");
   paged(
     applicationCommand(events, { nameAndArgs: 'list', description: 'list events, newest first, with their deliveries' }).option(
       '--event <name>',
@@ -94,6 +97,37 @@ export function registerDeliveryCommands(program: Command, connect: (options: Ap
     const answer = await connect(options).call((herald) => herald.GET('/application/{application_id}/events', { params }));
     printList(answer, EVENT_COLUMNS, { json: !!options.json, noun: 'events' });
   });
+  applicationCommand(events, {
+    nameAndArgs: 'publish <event-type>',
+    description: 'publish an event; events with the same --ordering-key are delivered one at a time, in order (PRODUCT.md §13)',
+  })
+    .option('--payload <json>', 'the payload: a JSON object (default {})', (text: string) => jsonObject(text, '--payload'))
+    .option('--payload-file <file>', 'the payload, read from a file holding a JSON object', jsonObjectFile)
+    .option('--idempotency-key <key>', 'publish at most once under this key (24 hours)')
+    .option('--ordering-key <key>', 'deliver after the earlier events with this key, and before the later ones')
+    .action(
+      async (
+        eventType: string,
+        options: ApplicationOptions & {
+          payload?: Record<string, unknown>;
+          payloadFile?: Record<string, unknown>;
+          idempotencyKey?: string;
+          orderingKey?: string;
+        },
+      ) => {
+        if (options.payload && options.payloadFile) throw new UsageError('give --payload or --payload-file, not both');
+        const body = {
+          event: eventType,
+          payload: options.payload ?? options.payloadFile ?? {},
+          idempotency_key: options.idempotencyKey,
+          ordering_key: options.orderingKey,
+        };
+        const answer = await connect(options).call((herald) =>
+          herald.POST('/application/{application_id}/events', { params: { path: application(options) }, body }),
+        );
+        printItem(answer, { json: !!options.json });
+      },
+    );
   applicationCommand(events, { nameAndArgs: 'get <event-id>', description: 'read an event with its payload as stored' }).action(
     async (id: string, options: ApplicationOptions) => {
       const path = { ...application(options), event_id: id };

@@ -4,7 +4,7 @@ import { printItem } from '../output/print';
 import { ApiOptions, positiveInteger } from './api-command';
 import { application, applicationCommand, ApplicationOptions } from './deliveries';
 import { UsageError } from '../cli-errors';
-import { jsonObjectInlineOrFile } from './json-input';
+import { jsonObjectInlineOrFile } from './json-arguments';
 
 const FILTER_ARGUMENT = 'a JSON object written here, or a file holding one';
 

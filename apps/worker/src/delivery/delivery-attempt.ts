@@ -24,7 +24,7 @@ export class DeliveryAttempt {
   async run(claimed: ClaimedDelivery, context: AttemptContextRecord, token: string, shutdown: AbortSignal): Promise<AttemptOutcome> {
     const { webhook, subscription } = context;
     if (!webhook || (!claimed.ignoresSubscription && !subscription?.active)) {
-      return (await this.queue.cancelClaimed(claimed.id, token, this.clock.now())) ? 'cancelled' : 'lease_lost';
+      return (await this.queue.cancelClaimed(claimed, token, this.clock.now())) ? 'cancelled' : 'lease_lost';
     }
     if (!context.webhookActive) {
       // Disabled while this delivery waited (or as it was published): kept for when it is enabled.
@@ -53,7 +53,7 @@ export class DeliveryAttempt {
     });
     const nextAttemptAt = step.status === 'pending' ? step.nextAttemptAt : null;
     const recorded = await this.queue.finish(
-      claimed.id,
+      claimed,
       token,
       { status: step.status, nextAttemptAt, now },
       {

@@ -115,6 +115,7 @@ export class TestWorker {
     eventType = 'acw_start',
     payload: object = { n: 1 },
     ignoresSubscription = false,
+    orderingKey: string | null = null,
   ): Promise<string | null> {
     const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
     const published = await this.app.get(EventRepository).publish(scope, {
@@ -126,6 +127,7 @@ export class TestWorker {
       ignoresSubscription,
       filteredOut: false,
       idempotencyKey: null,
+      orderingKey,
     });
     if (published.kind !== 'stored') throw new Error(`publish stored nothing: ${published.kind}`);
     return published.record.deliveryIds[0] ?? null;

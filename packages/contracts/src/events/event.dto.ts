@@ -10,6 +10,7 @@ import {
   IsDefined,
   IsObject,
   IsString,
+  Matches,
   MaxLength,
   MinLength,
   ValidateIf,
@@ -20,6 +21,7 @@ import { coded } from '../validation/coded-constraint';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export const MAX_ORDERING_KEY_LENGTH = 255;
 export const MAX_BATCH_EVENTS = 1000;
 /** A batch's whole body (PRODUCT.md §5.1); each payload is still held to MAX_PAYLOAD_BYTES. */
 export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
@@ -53,6 +55,21 @@ export class PublishEventRequest {
   @MinLength(1)
   @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH)
   idempotency_key?: string;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_ORDERING_KEY_LENGTH,
+    example: 'call-c-9001',
+    description:
+      'Events of one application with the same ordering key are delivered one at a time, in the order Herald accepted them (PRODUCT.md §13); sent to the receiver as `ordering_key`.',
+  })
+  @ValidateIf((request: PublishEventRequest) => request.ordering_key !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_ORDERING_KEY_LENGTH)
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'ordering_key must not contain control characters' })
+  ordering_key?: string;
 }
 
 export class PublishedEventDto {
@@ -133,6 +150,14 @@ export class EventSummaryDto {
 
   @ApiProperty({ type: String, nullable: true, example: 'call-c-9001-acw', description: 'The idempotency key it was published with.' })
   idempotency_key!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'call-c-9001',
+    description: 'The ordering key it was published with (PRODUCT.md §13).',
+  })
+  ordering_key!: string | null;
 
   @ApiProperty({
     type: [String],

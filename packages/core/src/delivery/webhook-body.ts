@@ -5,6 +5,8 @@ export interface PublishedEvent {
   createdAt: Date;
   /** The payload as stored: compact JSON text. */
   payload: string;
+  /** Its ordering key (PRODUCT.md §13); absent from the body when null. */
+  orderingKey?: string | null;
 }
 
 /**
@@ -15,6 +17,7 @@ export function webhookBody(event: PublishedEvent): string {
   return (
     `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},` +
     `"application_id":${event.applicationId},"timestamp":${JSON.stringify(event.createdAt.toISOString())},` +
+    (event.orderingKey == null ? '' : `"ordering_key":${JSON.stringify(event.orderingKey)},`) +
     `"data":${event.payload}}`
   );
 }

@@ -6,10 +6,13 @@ import { createHash } from 'node:crypto';
  */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 
-/** What a key remembers of the request that took it: the event name and payload, hashed. */
-export function idempotencyRequestHash(eventType: string, payload: unknown): string {
+/**
+ * What a key remembers of the request that took it: the event name, payload and ordering key,
+ * hashed (without an ordering key, as before keys existed, so held keys still match).
+ */
+export function idempotencyRequestHash(eventType: string, payload: unknown, orderingKey: string | null = null): string {
   return createHash('sha256')
-    .update(JSON.stringify([eventType, payload]))
+    .update(JSON.stringify(orderingKey === null ? [eventType, payload] : [eventType, payload, orderingKey]))
     .digest('hex');
 }
 

@@ -5,7 +5,16 @@ import { PgPool } from '../pg-pool';
 import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { deliveryColumns, queueJoin } from './delivery.sql';
-import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased, shownStatus } from '../queue/queue.sql';
+import {
+  DEQUEUED_COLUMNS,
+  ENQUEUED_COLUMNS,
+  ORDERING_LOCK_SQL,
+  cancelDequeued,
+  enqueue,
+  leased,
+  shownStatus,
+  unblockNext,
+} from '../queue/queue.sql';
 import { ApplicationScope, DeliveryAttemptRecord, DeliveryRecord, Page } from '../records';
 
 /**
@@ -181,6 +190,8 @@ export class DeliveryLogRepository {
    */
   async requestAttempt(scope: ApplicationScope, id: string, now: Date): Promise<{ before: DeliveryStatus; after: DeliveryRecord } | null> {
     return this.pg.transaction(async (sql) => {
+      // A keyed delivery asked for now leaves its key's order (PRODUCT.md §13): the next of its key may be unblocked.
+      await sql(ORDERING_LOCK_SQL, [[scope.applicationId]]);
       const queued = await sql<{ leased: boolean }>(
         `SELECT ${leased('q', '$2')} AS leased FROM delivery_queue q WHERE q.delivery_id = $1 FOR UPDATE SKIP LOCKED`,
         [id, now],
@@ -202,8 +213,14 @@ export class DeliveryLogRepository {
             WHERE id = $1
            RETURNING ${ENQUEUED_COLUMNS}, event_id, event_type, attempt_count, created_at
          ), queued AS (
-           ${before === 'pending' ? `UPDATE delivery_queue q SET due_at = $2 WHERE q.delivery_id = $1 AND NOT q.paused` : enqueue('requested')}
-         )
+           ${
+             before === 'pending'
+               ? `UPDATE delivery_queue q SET due_at = $2, ordering_key = NULL, sequence = NULL, blocked = false
+                   FROM delivery_queue was WHERE q.delivery_id = $1 AND was.delivery_id = q.delivery_id AND NOT q.paused
+                  RETURNING q.delivery_id, q.application_id, was.ordering_key`
+               : `${enqueue('requested')} RETURNING delivery_id, application_id, ordering_key`
+           }
+         ), ${unblockNext('queued')}
          SELECT ${deliveryColumns('requested', null)} FROM requested`,
         [id, now, before !== 'pending'],
       );
@@ -244,17 +261,20 @@ export class DeliveryLogRepository {
 
   /** Cancels what waits to be sent (pending, not held by a worker, or paused): every delivery of the application, or only those of one event type. */
   async cancelPending(scope: ApplicationScope, now: Date, eventType?: string): Promise<number> {
-    const rows = await this.pg.sql(
-      cancelDequeued(
-        `DELETE FROM delivery_queue q
+    const rows = await this.pg.transaction(async (sql) => {
+      await sql(ORDERING_LOCK_SQL, [[scope.applicationId]]);
+      return sql(
+        cancelDequeued(
+          `DELETE FROM delivery_queue q
           WHERE q.application_id = $1 AND q.destination = 'webhook' AND NOT ${leased('q', '$2')}
             AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM deliveries d
                                               WHERE d.id = q.delivery_id AND d.event_type = $3 AND NOT d.ignores_subscription))
-         RETURNING q.delivery_id`,
-        '$2',
-      ),
-      [scope.applicationId, now, eventType ?? null],
-    );
+         RETURNING ${DEQUEUED_COLUMNS}`,
+          '$2',
+        ),
+        [scope.applicationId, now, eventType ?? null],
+      );
+    });
     return rows.length;
   }
 }

@@ -5,7 +5,7 @@ import { ApplicationScope, Page, StoredEventRecord } from '../records';
 
 /** The columns of a StoredEventRecord but its payload, and its deliveries' ids (oldest first). */
 const EVENT_SUMMARY_COLUMNS = `
-  e.id, e.event_type AS "eventType", e.created_at AS "createdAt", e.idempotency_key AS "idempotencyKey",
+  e.id, e.event_type AS "eventType", e.created_at AS "createdAt", e.idempotency_key AS "idempotencyKey", e.ordering_key AS "orderingKey",
   ARRAY(SELECT d.id FROM deliveries d WHERE d.event_id = e.id ORDER BY d.id) AS "deliveryIds"`;
 
 /** The api's read side of events: what was published, and which deliveries it made. */

@@ -46,6 +46,7 @@ describe('EventRepository', () => {
       payload: `{"n":${n}}`,
       createdAt: new Date(),
       idempotencyKey,
+      orderingKey: null,
       deliveryId: `dlv_${n}`,
       ignoresSubscription: false,
       filteredOut: false,

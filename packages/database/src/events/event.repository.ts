@@ -6,7 +6,7 @@ import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from '../records';
-import { ENQUEUED_COLUMNS, enqueue } from '../queue/queue.sql';
+import { ENQUEUED_COLUMNS, enqueue, ORDERING_LOCK_SQL } from '../queue/queue.sql';
 
 export interface NewEvent {
   id: string;
@@ -16,6 +16,8 @@ export interface NewEvent {
   createdAt: Date;
   /** The key it was published under; null when none was given. */
   idempotencyKey: string | null;
+  /** Its ordering key (PRODUCT.md §13); null when none was given. */
+  orderingKey: string | null;
   /** Used if the event is to be delivered. */
   deliveryId: string;
   /** Test pings are delivered whether or not the application subscribes to their event. */
@@ -75,7 +77,7 @@ const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pend
  * only once per statement (ON CONFLICT cannot touch a row twice): the caller sends each
  * (application, key) once.
  * $1 ids, $2 applications, $3 types, $4 payloads, $5 times, $6 delivery ids, $7 ignores
- * subscription, $8 idempotency keys, $9 request hashes, $10 filtered out.
+ * subscription, $8 idempotency keys, $9 request hashes, $10 ordering keys, $11 filtered out.
  *
  * With `wake`, the statement also NOTIFYs the workers when it made a delivery: PostgreSQL sends
  * it as the transaction commits, without a statement and commit of its own (DeliveryNotifier)
@@ -88,9 +90,9 @@ function publishManySql(wake: boolean): string {
   return `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[], $9::text[],
-                         $10::bool[])
+                         $10::text[], $11::bool[]) WITH ORDINALITY
       AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key, request_hash,
-           filtered_out)
+           ordering_key, filtered_out, position)
   ), taken AS (
     INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
     SELECT application_id, idempotency_key, request_hash, event_id, created_at FROM input WHERE idempotency_key IS NOT NULL
@@ -101,8 +103,8 @@ function publishManySql(wake: boolean): string {
   ), fresh AS (
     SELECT * FROM input WHERE idempotency_key IS NULL OR event_id IN (SELECT event_id FROM taken)
   ), event AS (
-    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key)
-    SELECT event_id, application_id, event_type, payload, created_at, idempotency_key FROM fresh
+    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key, ordering_key)
+    SELECT event_id, application_id, event_type, payload, created_at, idempotency_key, ordering_key FROM fresh
     RETURNING id
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
@@ -116,7 +118,19 @@ function publishManySql(wake: boolean): string {
               WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active))
     RETURNING ${ENQUEUED_COLUMNS}, event_id
   ), queued AS (
-    ${enqueue('delivery')}
+    -- In the order the publishes came (a batch's items in array order): a keyed delivery takes
+    -- its place in its key's order from the sequence, and is blocked behind an earlier one of
+    -- its key, in the queue already or earlier in this statement (queue.sql.ts, ORDERING_LOCK_SQL).
+    INSERT INTO delivery_queue (delivery_id, application_id, destination, due_at, paused, ordering_key, sequence, blocked)
+    SELECT id, application_id, destination, next_attempt_at, status = 'paused', ordering_key,
+           CASE WHEN ordering_key IS NOT NULL THEN nextval('delivery_queue_sequence_seq') END, blocked
+      FROM (SELECT d.id, d.application_id, d.destination, d.next_attempt_at, d.status, i.ordering_key,
+                   i.ordering_key IS NOT NULL
+                     AND (row_number() OVER (PARTITION BY d.application_id, i.ordering_key ORDER BY i.position) > 1
+                          OR EXISTS (SELECT 1 FROM delivery_queue e
+                                      WHERE e.application_id = d.application_id AND e.ordering_key = i.ordering_key)) AS blocked
+              FROM delivery d JOIN fresh i ON i.delivery_id = d.id
+             ORDER BY i.position) ordered
   )
   ${
     wake
@@ -192,10 +206,10 @@ export class EventRepository {
    */
   private async publishMany(entries: PublishEntry[]): Promise<(PublishResult | Error)[]> {
     try {
-      return await this.write(this.pg.sql, entries, PUBLISH_MANY_AND_WAKE_SQL);
+      return await this.writeInOrder(entries);
     } catch (error) {
       if (!isDataError(error)) throw error;
-      const settled = await Promise.allSettled(entries.map((entry) => this.write(this.pg.sql, [entry], PUBLISH_MANY_AND_WAKE_SQL)));
+      const settled = await Promise.allSettled(entries.map((entry) => this.writeInOrder([entry])));
       return settled.map((outcome) => {
         if (outcome.status === 'fulfilled') return outcome.value[0];
         if (classifyDatabaseError(outcome.reason) === 'foreign_key_violation') return { kind: 'unknown_event_type' };
@@ -226,6 +240,7 @@ export class EventRepository {
         );
         if (unknown.length > 0) return { kind: 'unknown_event_types', indexes: unknown };
         const entries = items.map((item) => ({ applicationId: scope.applicationId, ...item }));
+        if (entries.some((entry) => entry.event.orderingKey !== null)) await sql(ORDERING_LOCK_SQL, [[scope.applicationId]]);
         const results = (await this.write(sql, entries, PUBLISH_MANY_SQL)) as Exclude<PublishResult, { kind: 'unknown_event_type' }>[];
         if (!accept(results)) throw refused;
         return { kind: 'stored', results };
@@ -238,6 +253,20 @@ export class EventRepository {
       if (error === refused) return { kind: 'refused' };
       throw error;
     }
+  }
+
+  /**
+   * Writes concurrent publishes in one statement that wakes the workers; when some carry an
+   * ordering key, in a transaction that first takes their applications' ordering lock
+   * (queue.sql.ts), so that their places in their keys' orders are taken one publisher at a time.
+   */
+  private writeInOrder(entries: PublishEntry[]): Promise<PublishResult[]> {
+    const keyed = entries.filter((entry) => entry.event.orderingKey !== null).map((entry) => entry.applicationId);
+    if (keyed.length === 0) return this.write(this.pg.sql, entries, PUBLISH_MANY_AND_WAKE_SQL);
+    return this.pg.transaction(async (sql) => {
+      await sql(ORDERING_LOCK_SQL, [keyed]);
+      return this.write(sql, entries, PUBLISH_MANY_AND_WAKE_SQL);
+    });
   }
 
   /**
@@ -267,6 +296,7 @@ export class EventRepository {
       written.map((e) => e.event.ignoresSubscription),
       written.map((e) => e.idempotency?.key ?? null),
       written.map((e) => e.idempotency?.requestHash ?? null),
+      written.map((e) => e.event.orderingKey),
       written.map((e) => e.event.filteredOut),
     ]);
     const stored = new Map(rows.map((row) => [row.event_id, row.delivery_id]));

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool, SqlQuery } from '../pg-pool';
 import { destinationHost } from '../configuration/webhook.sql';
-import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from '../queue/queue.sql';
+import { DEQUEUED_COLUMNS, ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from '../queue/queue.sql';
 
 /** The operator's endpoint as stored (PRODUCT.md §10). */
 export interface OperationalWebhookRecord {
@@ -98,7 +98,7 @@ export class OperationalWebhookRepository {
       if (row) {
         await sql(
           cancelDequeued(
-            `DELETE FROM delivery_queue q WHERE q.destination = 'operational' AND NOT ${leased('q', '$1')} RETURNING q.delivery_id`,
+            `DELETE FROM delivery_queue q WHERE q.destination = 'operational' AND NOT ${leased('q', '$1')} RETURNING ${DEQUEUED_COLUMNS}`,
             '$1',
           ),
           [now],

@@ -74,6 +74,9 @@ describe('DeliveryQueueRepository', () => {
     return ids;
   }
 
+  /** How the statements after a claim name an unkeyed delivery. */
+  const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null });
+
   function claim(options: Partial<ClaimOptions> = {}) {
     const now = new Date();
     return queue.claim({
@@ -157,7 +160,9 @@ describe('DeliveryQueueRepository', () => {
       const again = await claim();
       expect(again.deliveries.map((d) => d.id)).toEqual([id]);
       // The first worker's token no longer finishes it.
-      expect(await queue.finish(id, 'not-the-token', { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(false);
+      expect(await queue.finish(ref(id), 'not-the-token', { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(
+        false,
+      );
     });
   });
 
@@ -168,8 +173,10 @@ describe('DeliveryQueueRepository', () => {
       const token = randomUUID();
       await claim({ token });
 
-      expect(await queue.finish(id, randomUUID(), { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(false);
-      expect(await queue.finish(id, token, { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(true);
+      expect(await queue.finish(ref(id), randomUUID(), { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(
+        false,
+      );
+      expect(await queue.finish(ref(id), token, { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt())).toBe(true);
 
       const [row] = await rows([id]);
       // Done: out of the queue.
@@ -187,7 +194,7 @@ describe('DeliveryQueueRepository', () => {
 
       expect(await queue.release(released, 'wrong', dueAt)).toBe(false);
       expect(await queue.release(released, token, dueAt)).toBe(true);
-      expect(await queue.cancelClaimed(cancelled, token, new Date())).toBe(true);
+      expect(await queue.cancelClaimed(ref(cancelled), token, new Date())).toBe(true);
       expect(await queue.pauseClaimed(paused, token, new Date())).toBe(true);
 
       expect((await rows([released, cancelled, paused])).map((r) => [r.status, r.lease_token, r.paused])).toEqual([
@@ -212,9 +219,9 @@ describe('DeliveryQueueRepository', () => {
       await claim({ token, limit: 2 });
       const nextAttemptAt = new Date(now.getTime() + 30_000);
 
-      expect(await queue.finish(retried, token, { status: 'pending', nextAttemptAt, now }, { ...attempt(), responseStatus: 500 })).toBe(
-        true,
-      );
+      expect(
+        await queue.finish(ref(retried), token, { status: 'pending', nextAttemptAt, now }, { ...attempt(), responseStatus: 500 }),
+      ).toBe(true);
 
       const [row] = await rows([retried]);
       expect(row).toMatchObject({ status: 'pending', lease_token: null, paused: false });
@@ -239,7 +246,7 @@ describe('DeliveryQueueRepository', () => {
       const token = randomUUID();
       await claim({ token });
       const outcome = { status, nextAttemptAt: status === 'pending' ? new Date(Date.now() + 60_000) : null, now: new Date() };
-      expect(await queue.finish(id, token, outcome, attempt(startedAt))).toBe(true);
+      expect(await queue.finish(ref(id), token, outcome, attempt(startedAt))).toBe(true);
     }
 
     it('starts and grows a failure streak, ends it on a success, and leaves the row alone while nothing changes', async () => {

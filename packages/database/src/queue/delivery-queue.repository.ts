@@ -1,10 +1,10 @@
 import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
-import { PgPool, preparedStatement } from '../pg-pool';
+import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
-import { ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from './queue.sql';
+import { DEQUEUED_COLUMNS, ENQUEUED_COLUMNS, ORDERING_LOCK_SQL, cancelDequeued, enqueue, leased, unblockNext } from './queue.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
 
 export interface ClaimedDelivery {
@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   eventType: string;
   /** Attempts already recorded; this one will be number attemptCount + 1. */
   attemptCount: number;
+  /** The ordering key it is delivered in the order of (PRODUCT.md §13), or null. */
+  orderingKey: string | null;
   manualAttempt: boolean;
   ignoresSubscription: boolean;
   /**
@@ -57,6 +59,7 @@ export interface ClaimBatch {
 
 interface ClaimedRow {
   id: string;
+  ordering_key: string | null;
   event_id: string;
   application_id: number;
   event_type: string;
@@ -72,6 +75,7 @@ function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'
     applicationId: Number(row.application_id),
     eventType: row.event_type,
     attemptCount: Number(row.attempt_count),
+    orderingKey: row.ordering_key ?? null,
     manualAttempt: row.manual_attempt,
     ignoresSubscription: row.ignores_subscription,
     throttle,
@@ -82,7 +86,7 @@ function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'
 /** Everything an attempt needs, read when the attempt starts (the stored config of that moment). */
 export interface AttemptContextRecord {
   deliveryId: string;
-  event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string };
+  event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string; orderingKey: string | null };
   /** null when the webhook has been deleted since the event was published. */
   webhook: WebhookRecord | null;
   /** False while the webhook is disabled (PRODUCT.md §10): the delivery is paused, not attempted. */
@@ -101,8 +105,11 @@ export interface FinishOutcome {
   now: Date;
 }
 
+/** A claimed delivery as the statements after its claim name it. */
+export type ClaimRef = Pick<ClaimedDelivery, 'id' | 'applicationId' | 'orderingKey'>;
+
 interface FinishItem {
-  deliveryId: string;
+  delivery: ClaimRef;
   token: string;
   outcome: FinishOutcome;
   attempt: NewAttemptRecord;
@@ -141,6 +148,7 @@ type ContextRow = {
   application_id: number;
   event_created_at: Date;
   payload: string;
+  event_ordering_key: string | null;
   ensure_delivery: boolean | null;
   active: boolean | null;
   webhook_state: string | null;
@@ -158,7 +166,7 @@ type ContextRow = {
  */
 function contextColumns(d: string): string {
   return `${d}.id AS delivery_id, ${d}.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
-          e.payload, ${webhookColumns('w')}, w.state AS webhook_state,
+          e.payload, e.ordering_key AS event_ordering_key, ${webhookColumns('w')}, w.state AS webhook_state,
           s.ensure_delivery, s.active,
           ARRAY(SELECT ws.secret FROM webhook_secrets ws
                  WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
@@ -210,7 +218,7 @@ export const CLAIM_SQL = `WITH due AS (
          SELECT q.delivery_id AS id, q.due_at, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled
            FROM delivery_queue q
            LEFT JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
-          WHERE NOT q.paused AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+          WHERE NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
             AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
           ORDER BY q.due_at
           LIMIT $3
@@ -226,13 +234,18 @@ export const CLAIM_SQL = `WITH due AS (
           WHERE q.delivery_id = fitting.id
             AND (q.destination <> 'webhook'
                  OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = q.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING q.delivery_id
+         RETURNING q.delivery_id, q.ordering_key
        ), claimed AS (
-         SELECT d.* FROM leases JOIN deliveries d ON d.id = leases.delivery_id
+         -- By key, as an array: a join to the history would let a generic plan that guesses many
+         -- leases read all of it.
+         SELECT d.*, q.ordering_key AS queue_ordering_key
+           FROM deliveries d JOIN leases q ON q.delivery_id = d.id
+          WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leases))
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
+              c.queue_ordering_key AS ordering_key,
               next.at AS next_claimable_at, ${contextColumns('c')}
-         FROM (SELECT min(due_at) AS at FROM delivery_queue WHERE NOT paused AND due_at > $1) next
+         FROM (SELECT min(due_at) AS at FROM delivery_queue WHERE NOT paused AND NOT blocked AND due_at > $1) next
          LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
          ${contextJoins('c')}`;
@@ -249,9 +262,10 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
  * held them, have their `deliveries` row updated, once, with columns no index names (a HOT
  * update, given the room the table's fillfactor leaves on each page). Not a prepared statement:
  * PostgreSQL's cached generic plan for it (an unnest of unknown length joined to deliveries) made
- * its CPU per delivery grow run after run (bench/README.md).
+ * its CPU per delivery grow run after run (bench/README.md); planned each time, every table is
+ * reached by its key (bench/ claim-scale asserts the plan with a large queue). Exported for that.
  */
-const FINISH_SQL = `WITH input AS (
+export const FINISH_SQL = `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                               $6::timestamptz[], $7::int[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[],
                               $13::text[], $14::text[])
@@ -260,8 +274,8 @@ const FINISH_SQL = `WITH input AS (
        ), dequeued AS (
          DELETE FROM delivery_queue q USING input i
           WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status <> 'pending'
-         RETURNING q.delivery_id
-       ), rescheduled AS (
+         RETURNING q.delivery_id, q.application_id, q.ordering_key
+       ), ${unblockNext('dequeued')}, rescheduled AS (
          UPDATE delivery_queue q SET due_at = i.next_attempt_at, lease_token = NULL, lease_until = NULL
            FROM input i
           WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status = 'pending'
@@ -441,18 +455,36 @@ export class DeliveryQueueRepository {
    * operational webhook in that statement too.
    */
   async finish(
-    deliveryId: string,
+    delivery: ClaimRef,
     token: string,
     outcome: FinishOutcome,
     attempt: NewAttemptRecord,
     exhaustedNotice: ExhaustedNoticeIds | null = null,
   ): Promise<boolean> {
-    return this.finishes.submit({ deliveryId, token, outcome, attempt, exhaustedNotice });
+    return this.finishes.submit({ delivery, token, outcome, attempt, exhaustedNotice });
   }
 
+  /**
+   * One statement for the batch; when keyed deliveries are in it, in a transaction that first
+   * takes their applications' ordering lock (queue.sql.ts), as the statement may unblock the next
+   * delivery of their keys.
+   */
   private async finishMany(items: FinishItem[]): Promise<boolean[]> {
-    const rows = await this.pg.sql<{ delivery_id: string }>(FINISH_SQL, [
-      items.map((i) => i.deliveryId),
+    const ordered = items.filter((i) => i.delivery.orderingKey !== null).map((i) => i.delivery.applicationId);
+    const rows =
+      ordered.length === 0
+        ? await this.finishStatement(this.pg.sql, items)
+        : await this.pg.transaction(async (sql) => {
+            await sql(ORDERING_LOCK_SQL, [ordered]);
+            return this.finishStatement(sql, items);
+          });
+    const recorded = new Set(rows.map((row) => row.delivery_id));
+    return items.map((item) => recorded.has(item.delivery.id));
+  }
+
+  private finishStatement(sql: SqlQuery, items: FinishItem[]): Promise<{ delivery_id: string }[]> {
+    return sql<{ delivery_id: string }>(FINISH_SQL, [
+      items.map((i) => i.delivery.id),
       items.map((i) => i.token),
       items.map((i) => i.outcome.status),
       items.map((i) => i.outcome.nextAttemptAt),
@@ -468,16 +500,23 @@ export class DeliveryQueueRepository {
       items.map((i) => i.exhaustedNotice?.eventId ?? null),
       items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
     ]);
-    const recorded = new Set(rows.map((row) => row.delivery_id));
-    return items.map((item) => recorded.has(item.deliveryId));
   }
 
   /** Ends a claimed delivery without an attempt: its webhook or subscription is gone or inactive. */
-  async cancelClaimed(deliveryId: string, token: string, now: Date): Promise<boolean> {
-    const rows = await this.pg.sql(
-      cancelDequeued(`DELETE FROM delivery_queue WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id`, '$1'),
-      [now, deliveryId, token],
-    );
+  async cancelClaimed(delivery: ClaimRef, token: string, now: Date): Promise<boolean> {
+    const cancel = (sql: SqlQuery) =>
+      sql(cancelDequeued(`DELETE FROM delivery_queue WHERE delivery_id = $2 AND lease_token = $3 RETURNING ${DEQUEUED_COLUMNS}`, '$1'), [
+        now,
+        delivery.id,
+        token,
+      ]);
+    const rows =
+      delivery.orderingKey === null
+        ? await cancel(this.pg.sql)
+        : await this.pg.transaction(async (sql) => {
+            await sql(ORDERING_LOCK_SQL, [[delivery.applicationId]]);
+            return cancel(sql);
+          });
     return rows.length > 0;
   }
 
@@ -559,6 +598,7 @@ function eventOf(row: ContextRow): AttemptContextRecord['event'] {
     applicationId: Number(row.application_id),
     createdAt: row.event_created_at,
     payload: row.payload,
+    orderingKey: row.event_ordering_key,
   };
 }
 

@@ -25,15 +25,59 @@ export function leased(q: string, now: string): string {
 }
 
 /**
- * A statement that takes out of the queue the rows `dequeue` (a DELETE … RETURNING delivery_id)
- * removes, and ends their deliveries as cancelled at `now` (an SQL expression). Returns their ids.
+ * Ordering keys (PRODUCT.md §13). A key's deliveries are in the queue in the order of
+ * `sequence`; all but the first (its head) are `blocked`, out of the claim's due index. Whoever
+ * takes a key's head out of the queue (a finish, a cancel, a manual retry that lets it go first)
+ * unblocks the next in the same statement (unblockNext). Two transactions that do not see each
+ * other's rows (a publish adding to a key while a finish removes its head) would leave a row
+ * blocked behind nothing, so every statement that adds keyed rows or takes them out runs, in
+ * its transaction, after ORDERING_LOCK_SQL has taken the application's lock: one at a time per
+ * application, and each sees what the one before committed. Statements without keyed rows never
+ * take it.
+ */
+const ORDERING_LOCK_SPACE = 1_330_202;
+
+/** Takes the ordering lock (till commit) of the applications $1 (int[]), in ascending order, so two never deadlock. */
+export const ORDERING_LOCK_SQL = `
+  SELECT count(pg_advisory_xact_lock(${ORDERING_LOCK_SPACE}, application_id))::int AS locked
+    FROM (SELECT DISTINCT unnest($1::int[]) AS application_id ORDER BY 1) applications`;
+
+/**
+ * CTEs (to follow a CTE `removed` whose rows, delivery_id, application_id and ordering_key, have
+ * just left their key's order) that unblock, for each of those keys, the first delivery left in
+ * it: one probe of delivery_queue_ordering_idx per key. When the row removed was not the head,
+ * the first left is the head, already unblocked, and nothing changes.
+ */
+export function unblockNext(removed: string): string {
+  return `next_heads AS (
+            SELECT h.delivery_id
+              FROM (SELECT DISTINCT application_id, ordering_key FROM ${removed} WHERE ordering_key IS NOT NULL) k
+              CROSS JOIN LATERAL (
+                SELECT n.delivery_id FROM delivery_queue n
+                 WHERE n.application_id = k.application_id AND n.ordering_key = k.ordering_key
+                   AND n.delivery_id NOT IN (SELECT delivery_id FROM ${removed})
+                 ORDER BY n.sequence LIMIT 1) h
+          ), unblocked AS (
+            UPDATE delivery_queue q SET blocked = false FROM next_heads h WHERE q.delivery_id = h.delivery_id AND q.blocked
+            RETURNING q.delivery_id
+          )`;
+}
+
+/**
+ * A statement that takes out of the queue the rows `dequeue` (a DELETE … RETURNING
+ * delivery_id, application_id, ordering_key) removes, unblocks what waited behind them in their
+ * keys, and ends their deliveries as cancelled at `now` (an SQL expression). Returns their ids.
+ * When keyed rows may be among them, run it after ORDERING_LOCK_SQL.
  */
 export function cancelDequeued(dequeue: string, now: string): string {
-  return `WITH dequeued AS (${dequeue})
+  return `WITH dequeued AS (${dequeue}), ${unblockNext('dequeued')}
           UPDATE deliveries d SET status = 'cancelled', next_attempt_at = NULL, updated_at = ${now}
             FROM dequeued WHERE d.id = dequeued.delivery_id
           RETURNING d.id`;
 }
+
+/** What a DELETE FROM delivery_queue returns for cancelDequeued and unblockNext to read. */
+export const DEQUEUED_COLUMNS = 'delivery_id, application_id, ordering_key';
 
 /**
  * A delivery's status as the API shows it, for `d` (deliveries) LEFT JOINed to its queue row `q`:

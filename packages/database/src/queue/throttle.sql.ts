@@ -58,7 +58,7 @@ export const CLAIM_THROTTLED_SQL = `
       FROM delivery_queue q
       JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
      WHERE q.delivery_id = ANY($2::text[])
-       AND NOT q.paused AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+       AND NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
        AND w.throttle_per_second IS NOT NULL AND q.destination = 'webhook'
        FOR UPDATE OF q SKIP LOCKED
   ),
@@ -102,6 +102,6 @@ export const CLAIM_THROTTLED_SQL = `
     FROM decided x, clock, deliveries d
    WHERE q.delivery_id = x.id AND d.id = q.delivery_id
   RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
-            q.due_at AS next_attempt_at,
+            q.due_at AS next_attempt_at, q.ordering_key,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,
             extract(epoch FROM clock_timestamp()) * 1000 AS database_ms`;
