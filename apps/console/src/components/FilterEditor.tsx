@@ -2,7 +2,8 @@ import { checkFilter } from '@herald/core/src/filters/subscription-filter';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { ConfirmButton, confirmMutation } from './ConfirmButton';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -80,7 +81,7 @@ export function FilterEditor({ applicationId, event, onClose }: { applicationId:
     onSuccess: (res, value) => setTested({ result: res.data, of: value ? JSON.stringify(value) : '' }),
   });
   const apiError = save.error ?? test.error ?? remove.error;
-  const apiDetails = apiError instanceof ApiError ? apiError.details : [];
+  const apiDetails = apiError instanceof HeraldApiError ? apiError.details : [];
   const headingId = `filter-heading-${event}`;
   const problemsId = `filter-problems-${event}`;
 

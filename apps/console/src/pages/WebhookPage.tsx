@@ -1,12 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { Controller, useForm, type FieldPath } from 'react-hook-form';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { webhookStatusKey } from '../api/queries';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { LeaveGuard } from '../components/LeaveGuard';
 import { HeaderEditor, rowsFromMap, rowsToMap, type HeaderRow } from '../components/HeaderEditor';
 import { SchedulePreview } from '../components/SchedulePreview';
+import { TestEvent } from '../components/TestEvent';
 import { fieldErrors } from '../lib/field-errors';
 import { useApplicationId } from './ApplicationLayout';
 
@@ -55,7 +57,7 @@ export function WebhookPage() {
       try {
         return (await call(api.GET('/application/{application_id}/webhook', { params: { path: { application_id: id } } }))).data;
       } catch (error) {
-        if (error instanceof ApiError && error.code === '404-02') return null;
+        if (error instanceof HeraldApiError && error.code === '404-02') return null;
         throw error;
       }
     },
@@ -107,7 +109,7 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
       void queryClient.invalidateQueries({ queryKey: ['subscriptions', applicationId] });
     },
     onError: (error) => {
-      if (!(error instanceof ApiError) || error.details.length === 0) return;
+      if (!(error instanceof HeraldApiError) || error.details.length === 0) return;
       const { byField, other } = fieldErrors(error.details, WEBHOOK_FIELDS);
       for (const [field, message] of Object.entries(byField)) setError(field as (typeof WEBHOOK_FIELDS)[number], { type: 'api', message });
       setOtherErrors(other);
@@ -221,8 +223,8 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
             {message}
           </p>
         ))}
-        {save.error && !(save.error instanceof ApiError && save.error.details.length > 0) && <ErrorMessage error={save.error} />}
-        {save.error instanceof ApiError && save.error.details.length > 0 && (
+        {save.error && !(save.error instanceof HeraldApiError && save.error.details.length > 0) && <ErrorMessage error={save.error} />}
+        {save.error instanceof HeraldApiError && save.error.details.length > 0 && (
           <p className="error-banner" role="alert">
             {save.error.message} <span className="code">{save.error.code}</span>
           </p>
@@ -238,13 +240,22 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
           )}
         </div>
       </form>
-      <SchedulePreview
-        retry_enabled={retryEnabled}
-        retry_value={retry.retry_value}
-        max_retries={retry.max_retries}
-        backoff_type={retry.backoff_type}
-        backoff_value={retry.backoff_value}
-      />
+      <div className="side-column">
+        <SchedulePreview
+          retry_enabled={retryEnabled}
+          retry_value={retry.retry_value}
+          max_retries={retry.max_retries}
+          backoff_type={retry.backoff_type}
+          backoff_value={retry.backoff_value}
+        />
+        {/* What a user who has just saved looks for next (issue 24 #5): the test, and its outcome, here. */}
+        {exists && (
+          <TestEvent
+            applicationId={applicationId}
+            note={formState.isDirty ? 'Goes to the saved target: save your changes first.' : undefined}
+          />
+        )}
+      </div>
     </div>
   );
 }
