@@ -362,7 +362,7 @@ describe('hostile input', () => {
         ignoresSubscription: true,
         filteredOut: false,
         idempotencyKey: null,
-      orderingKey: null,
+        orderingKey: null,
       });
       const events = t.app.get(EventRepository);
       // The first submit is written alone; the rest queue up behind it and share one statement.

@@ -29,7 +29,10 @@ describe('subscription filters', () => {
 
   describe('the routes', () => {
     it('reads null, sets, reads back as written, and removes a filter; the seed map stays as it is', async () => {
-      expect((await t.http.get(filterUrl()).set(auth).expect(200)).body).toEqual({ success: true, data: { event: 'acw_start', filter: null } });
+      expect((await t.http.get(filterUrl()).set(auth).expect(200)).body).toEqual({
+        success: true,
+        data: { event: 'acw_start', filter: null },
+      });
 
       const filter = { 'queue.id': { $in: ['q-2', 'q-1'] }, $or: [{ priority: { $gte: 3 } }, { vip: true }], z: 1, a: 2 };
       const put = await putFilter(filter).expect(200);
@@ -64,7 +67,14 @@ describe('subscription filters', () => {
         expectError(await t.http.get(filterUrl(event)).set(auth), 404, '404-03');
         expectError(await putFilter({ a: 1 }, event), 404, '404-03');
         expectError(await t.http.delete(filterUrl(event)).set(auth), 404, '404-03');
-        expectError(await t.http.post(`${filterUrl(event)}/test`).set(auth).send({}), 404, '404-03');
+        expectError(
+          await t.http
+            .post(`${filterUrl(event)}/test`)
+            .set(auth)
+            .send({}),
+          404,
+          '404-03',
+        );
       }
       const bare = await t.fixtures.tenant();
       expectError(
@@ -127,7 +137,10 @@ describe('subscription filters', () => {
 
     it('answers a filter nested past the JSON parser limit with 400-01, not a crash', async () => {
       const nested = `${'{"$not":'.repeat(40)}{"a":1}${'}'.repeat(40)}`;
-      const res = await t.http.put(filterUrl()).set({ ...auth, 'Content-Type': 'application/json' }).send(`{"filter":${nested}}`);
+      const res = await t.http
+        .put(filterUrl())
+        .set({ ...auth, 'Content-Type': 'application/json' })
+        .send(`{"filter":${nested}}`);
       expectError(res, 400, '400-01');
     });
 
@@ -181,7 +194,7 @@ describe('subscription filters', () => {
       expect((await t.http.post(`${app}/webhook/test`).set(auth).expect(202)).body.data.deliveries).toHaveLength(1);
     });
 
-    it('forgets a deleted subscription\'s filter: subscribed again, every event is delivered', async () => {
+    it("forgets a deleted subscription's filter: subscribed again, every event is delivered", async () => {
       await putFilter({ never: true }).expect(200);
       expect(await deliveriesOf({})).toEqual([]);
       await t.http.delete(`${app}/webhook/subscription/acw_start`).set(auth).expect(200);
@@ -193,8 +206,13 @@ describe('subscription filters', () => {
       const other = await createTestApp({ databaseUrl: t.db.url });
       try {
         const deliveredThere = async () =>
-          (await other.http.post(`${app}/events`).set(auth).send({ event: 'acw_start', payload: { n: 1 } }).expect(202)).body.data
-            .deliveries.length === 1;
+          (
+            await other.http
+              .post(`${app}/events`)
+              .set(auth)
+              .send({ event: 'acw_start', payload: { n: 1 } })
+              .expect(202)
+          ).body.data.deliveries.length === 1;
         const within = async (expected: boolean) => {
           const changedAt = Date.now();
           let seen = await deliveredThere();
@@ -236,7 +254,11 @@ describe('subscription filters', () => {
     });
 
     it('tries a filter on the latest events of the type, newest first, at most 20 ids', async () => {
-      const res = await t.http.post(`${filterUrl()}/test`).set(auth).send({ filter: { even: true } }).expect(200);
+      const res = await t.http
+        .post(`${filterUrl()}/test`)
+        .set(auth)
+        .send({ filter: { even: true } })
+        .expect(200);
       expect(res.body).toEqual({
         success: true,
         data: { tested: 30, matched: 15, matched_ids: ids.filter((_, i) => i % 2 === 1).slice(0, 15) },
@@ -248,14 +270,20 @@ describe('subscription filters', () => {
     it('takes the stored filter by default (none: every event matches) and honours limit', async () => {
       expect((await t.http.post(`${filterUrl()}/test`).set(auth).send({}).expect(200)).body.data.matched).toBe(30);
       await putFilter({ n: { $lt: 10 } }).expect(200);
-      expect((await t.http.post(`${filterUrl()}/test`).set(auth).send({}).expect(200)).body.data).toMatchObject({ tested: 30, matched: 10 });
+      expect((await t.http.post(`${filterUrl()}/test`).set(auth).send({}).expect(200)).body.data).toMatchObject({
+        tested: 30,
+        matched: 10,
+      });
       const limited = await t.http.post(`${filterUrl()}/test`).set(auth).send({ limit: 25 }).expect(200);
       expect(limited.body.data).toMatchObject({ tested: 25, matched: 5 });
       await t.http.delete(filterUrl()).set(auth).expect(200);
     });
 
     it('refuses a bad filter or limit, naming it, and changes nothing', async () => {
-      const bad = await t.http.post(`${filterUrl()}/test`).set(auth).send({ filter: { $or: [{ n: { $size: 1 } }] } });
+      const bad = await t.http
+        .post(`${filterUrl()}/test`)
+        .set(auth)
+        .send({ filter: { $or: [{ n: { $size: 1 } }] } });
       expectError(bad, 400, '400-02');
       expect(detailFields(bad)).toEqual(['filter.$or[0].n.$size']);
       for (const limit of [0, 1001, '5', 1.5]) {

@@ -914,7 +914,10 @@ describe('the console in Chromium', () => {
       ['q-sales', 3],
       ['q-billing', 2],
     ] as const) {
-      const res = await adminCall('POST', `/application/${APP_ID}/events`, { event: 'call.ended', payload: { queue: { id: queue }, priority } });
+      const res = await adminCall('POST', `/application/${APP_ID}/events`, {
+        event: 'call.ended',
+        payload: { queue: { id: queue }, priority },
+      });
       published.unshift(res.data.id);
     }
     const link = (await adminCall('POST', `/application/${APP_ID}/portal_links`, {})).data as { url: string };
@@ -958,7 +961,10 @@ describe('the console in Chromium', () => {
       await editor.getByText('Saved', { exact: true }).waitFor();
       expect(await storedFilter()).toEqual({ 'queue.id': 'q-sales', priority: { $gte: 3 } });
       await operator.getByRole('button', { name: 'Filtered — edit the filter of call.ended' }).waitFor();
-      const refused = await adminCall('POST', `/application/${APP_ID}/events`, { event: 'call.ended', payload: { queue: { id: 'q-sales' }, priority: 1 } });
+      const refused = await adminCall('POST', `/application/${APP_ID}/events`, {
+        event: 'call.ended',
+        payload: { queue: { id: 'q-sales' }, priority: 1 },
+      });
       expect(refused.data.deliveries).toEqual([]);
       await operator.emulateMedia({ colorScheme: 'dark' });
       await shot('subscription-filter-saved-dark', operator);
@@ -987,7 +993,10 @@ describe('the console in Chromium', () => {
       await portalEditor.getByLabel('Filter (JSON)').fill('{"$or": [{"queue.id": "q-support"}, {"priority": {"$lt": 2}}]}');
       await portalEditor.getByRole('button', { name: 'Test filter' }).click();
       // Six events now: the one the saved filter kept from the receiver is tried too.
-      await portalEditor.getByRole('status', { name: 'Filter test result' }).getByText(/3 of 6/).waitFor();
+      await portalEditor
+        .getByRole('status', { name: 'Filter test result' })
+        .getByText(/3 of 6/)
+        .waitFor();
       await portalEditor.getByRole('button', { name: 'Save filter' }).click();
       await portalEditor.getByText('Saved', { exact: true }).waitFor();
       expect(await storedFilter()).toEqual({ $or: [{ 'queue.id': 'q-support' }, { priority: { $lt: 2 } }] });

@@ -47,7 +47,12 @@ export async function subscriptionFilters(context: BenchContext): Promise<BenchR
         const res = await client.call('PUT', subscription, { ensure_delivery: true }, tenant.key);
         if (res.status !== 200) throw new Error(`subscribing to ${event} answered ${res.status}: ${JSON.stringify(res.body)}`);
       }
-      const res = await client.call('PUT', `/application/${application}/webhook/subscription/${FILTERED}/filter`, { filter: TEN_CONDITION_FILTER }, tenant.key);
+      const res = await client.call(
+        'PUT',
+        `/application/${application}/webhook/subscription/${FILTERED}/filter`,
+        { filter: TEN_CONDITION_FILTER },
+        tenant.key,
+      );
       if (res.status !== 200) throw new Error(`setting the filter answered ${res.status}: ${JSON.stringify(res.body)}`);
     }
     await environment.startWorker(WORKER_ENV);

@@ -24,7 +24,14 @@ export class EventTypeSchemas implements OnApplicationBootstrap, OnApplicationSh
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.cache = new NotifiedCache({ channel: EVENT_TYPE_CHANNEL, config, clock, logger: this.logger, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
+    this.cache = new NotifiedCache({
+      channel: EVENT_TYPE_CHANNEL,
+      config,
+      clock,
+      logger: this.logger,
+      ttlMs: TTL_MS,
+      maxEntries: MAX_ENTRIES,
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -28,7 +28,14 @@ export class SubscriptionFilters implements OnApplicationBootstrap, OnApplicatio
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.cache = new NotifiedCache({ channel: SUBSCRIPTION_CHANNEL, config, clock, logger: this.logger, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
+    this.cache = new NotifiedCache({
+      channel: SUBSCRIPTION_CHANNEL,
+      config,
+      clock,
+      logger: this.logger,
+      ttlMs: TTL_MS,
+      maxEntries: MAX_ENTRIES,
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -33,7 +33,10 @@ export function registerSubscriptionCommands(program: Command, connect: (options
   }).action(async (event: string, text: string, options: ApplicationOptions) => {
     const body = { filter: filterArgument(text) };
     const answer = await connect(options).call((herald) =>
-      herald.PUT('/application/{application_id}/webhook/subscription/{subscription}/filter', { params: { path: path(event, options) }, body }),
+      herald.PUT('/application/{application_id}/webhook/subscription/{subscription}/filter', {
+        params: { path: path(event, options) },
+        body,
+      }),
     );
     printItem(answer, { json: !!options.json });
   });
@@ -52,14 +55,15 @@ export function registerSubscriptionCommands(program: Command, connect: (options
       );
       printItem(answer, { json: !!options.json });
     });
-  applicationCommand(filter, { nameAndArgs: 'remove <event>', description: 'remove the filter: every event of the type is delivered again' }).action(
-    async (event: string, options: ApplicationOptions) => {
-      const answer = await connect(options).call((herald) =>
-        herald.DELETE('/application/{application_id}/webhook/subscription/{subscription}/filter', { params: { path: path(event, options) } }),
-      );
-      printItem(answer, { json: !!options.json });
-    },
-  );
+  applicationCommand(filter, {
+    nameAndArgs: 'remove <event>',
+    description: 'remove the filter: every event of the type is delivered again',
+  }).action(async (event: string, options: ApplicationOptions) => {
+    const answer = await connect(options).call((herald) =>
+      herald.DELETE('/application/{application_id}/webhook/subscription/{subscription}/filter', { params: { path: path(event, options) } }),
+    );
+    printItem(answer, { json: !!options.json });
+  });
 }
 
 /** The <filter> argument read before anything is sent: text that is not a JSON object is a usage error (exit 2). */

@@ -23,7 +23,8 @@ function readFilter(text: string): { filter: Filter | null; problems: string[] }
     return { filter: null, problems: [`Not JSON: ${(error as Error).message}`] };
   }
   const checked = checkFilter(value);
-  if (!checked.ok) return { filter: null, problems: checked.problems.map(({ path, message }) => `${path ? `filter.${path}` : 'filter'} ${message}`) };
+  if (!checked.ok)
+    return { filter: null, problems: checked.problems.map(({ path, message }) => `${path ? `filter.${path}` : 'filter'} ${message}`) };
   return { filter: value as Filter, problems: [] };
 }
 
@@ -96,10 +97,9 @@ export function FilterEditor({ applicationId, event, onClose }: { applicationId:
         </button>
       </div>
       <p className="hint">
-        Only events whose payload matches are delivered; the others are still stored and listed. MongoDB query operators on the
-        payload: keys are dotted paths (<code>queue.id</code>, <code>tags.0</code>) or <code>$and</code>, <code>$or</code>,{' '}
-        <code>$not</code>; a value is a literal or an object of <code>$eq $ne $in $nin $gt $gte $lt $lte $exists</code>. Empty:
-        every event.
+        Only events whose payload matches are delivered; the others are still stored and listed. MongoDB query operators on the payload:
+        keys are dotted paths (<code>queue.id</code>, <code>tags.0</code>) or <code>$and</code>, <code>$or</code>, <code>$not</code>; a
+        value is a literal or an object of <code>$eq $ne $in $nin $gt $gte $lt $lte $exists</code>. Empty: every event.
       </p>
       <ErrorMessage error={stored.error} />
       <div className="field">
@@ -158,7 +158,8 @@ export function FilterEditor({ applicationId, event, onClose }: { applicationId:
           </ConfirmButton>
         )}
         <span className="muted" aria-live="polite">
-          {stored.data && (stored.data.data.filter ? (changed ? 'Unsaved changes' : 'Saved') : changed ? 'Unsaved' : 'No filter: every event')}
+          {stored.data &&
+            (stored.data.data.filter ? (changed ? 'Unsaved changes' : 'Saved') : changed ? 'Unsaved' : 'No filter: every event')}
         </span>
       </div>
       {tested && (

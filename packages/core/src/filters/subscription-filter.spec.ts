@@ -175,7 +175,9 @@ describe('subscription filters', () => {
     it(`refuses more than ${MAX_FILTER_IN_VALUES} values in $in and $nin`, () => {
       const values = Array.from({ length: MAX_FILTER_IN_VALUES }, (_, i) => i);
       expect(checkFilter({ a: { $in: values } }).ok).toBe(true);
-      expect(problemsOf({ b: { $nin: [...values, 100] } })).toEqual([{ path: 'b.$nin', message: 'must have at most 100 values (it has 101)' }]);
+      expect(problemsOf({ b: { $nin: [...values, 100] } })).toEqual([
+        { path: 'b.$nin', message: 'must have at most 100 values (it has 101)' },
+      ]);
     });
 
     it(`refuses more than ${MAX_FILTER_CONDITIONS} conditions, naming the first one over`, () => {
@@ -184,7 +186,9 @@ describe('subscription filters', () => {
       expect(problemsOf(conditions(MAX_FILTER_CONDITIONS + 1))).toEqual([
         { path: 'f64', message: 'is one condition too many: a filter has at most 64' },
       ]);
-      expect(problemsOf({ $or: [conditions(60), { a: { $gt: 1, $lt: 5, $ne: 3, $exists: true, $in: [1] } }] })[0].path).toBe('$or[1].a.$in');
+      expect(problemsOf({ $or: [conditions(60), { a: { $gt: 1, $lt: 5, $ne: 3, $exists: true, $in: [1] } }] })[0].path).toBe(
+        '$or[1].a.$in',
+      );
     });
 
     it('refuses a filter deeper than 8 levels, naming the first place too deep', () => {
