@@ -360,8 +360,9 @@ describe('hostile input', () => {
         createdAt: new Date(),
         deliveryId: ids.next('dlv'),
         ignoresSubscription: true,
+        filteredOut: false,
         idempotencyKey: null,
-      orderingKey: null,
+        orderingKey: null,
       });
       const events = t.app.get(EventRepository);
       // The first submit is written alone; the rest queue up behind it and share one statement.

@@ -9,6 +9,8 @@ export * from './delivery/webhook-body';
 export * from './destinations/destination-policy';
 export * from './event-types/event-type-name';
 export * from './events/idempotency';
+export * from './filters/payload-values';
+export * from './filters/subscription-filter';
 export * from './ids/application-id';
 export * from './ids/id-generator';
 export * from './rate-limit/token-buckets';

@@ -125,6 +125,7 @@ export class TestWorker {
       createdAt: new Date(),
       deliveryId: `dlv_${suffix}`,
       ignoresSubscription,
+      filteredOut: false,
       idempotencyKey: null,
       orderingKey,
     });
