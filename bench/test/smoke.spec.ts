@@ -43,6 +43,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'retention',
           'retry-timing',
           'storage',
+          'subscription-filters',
           'throttle',
           'worker-scale',
         ]
