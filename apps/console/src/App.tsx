@@ -1,28 +1,19 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider, useNavigate } from 'react-router';
-import { ApiError } from './api/client';
+import { Suspense, useEffect, useState } from 'react';
+import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider, useNavigate, type RouteObject } from 'react-router';
+import { HeraldApiError } from '@herald/client';
 import { portalLinkFromHash, readSession, type Session } from './api/session';
 import { ErrorMessage } from './components/ErrorMessage';
-import { AdminHome } from './pages/AdminHome';
-import { AccountHome } from './pages/AccountHome';
+import { Loading } from './components/Loading';
+import { pages, type LazyPage } from './lazy-pages';
 import { ApplicationLayout } from './pages/ApplicationLayout';
-import { DeliveriesPage } from './pages/DeliveriesPage';
-import { DeliveryPage } from './pages/DeliveryPage';
-import { EndpointPage } from './pages/EndpointPage';
-import { ErrorCodesPage } from './pages/ErrorCodesPage';
-import { EventPage } from './pages/EventPage';
-import { EventsPage } from './pages/EventsPage';
-import { SignIn } from './pages/SignIn';
-import { SubscriptionsPage } from './pages/SubscriptionsPage';
-import { WebhookPage } from './pages/WebhookPage';
 import { SessionProvider, useRole, useSession } from './session-context';
 
 /**
  * A portal link carries its token in the fragment (never sent to a server). Take it once, keep it
  * in sessionStorage, and take it out of the address bar (and history) before anything renders.
  */
-function initialSession(): Session | null {
+export function initialSession(): Session | null {
   const link = portalLinkFromHash(window.location.hash);
   if (link) {
     const session: Session = { kind: 'portal', credential: link.token, applicationId: link.applicationId };
@@ -56,7 +47,12 @@ function SkipLink() {
 
 function Shell() {
   const { session } = useSession();
-  if (!session) return <SignIn />;
+  if (!session)
+    return (
+      <Suspense fallback={<Loading />}>
+        <pages.signIn.Page />
+      </Suspense>
+    );
   return session.kind === 'portal' ? <PortalShell /> : <KeyShell />;
 }
 
@@ -91,7 +87,13 @@ function KeyShell() {
       </header>
       <main id="main" tabIndex={-1}>
         {/* Only the home page depends on the role: an application's page does not wait for the probe. */}
-        {role.isError ? <ErrorMessage error={role.error} /> : <Outlet />}
+        {role.isError ? (
+          <ErrorMessage error={role.error} />
+        ) : (
+          <Suspense fallback={<Loading />}>
+            <Outlet />
+          </Suspense>
+        )}
       </main>
     </div>
   );
@@ -106,7 +108,15 @@ function PortalShell() {
   const queryClient = useQueryClient();
   const [ended, setEnded] = useState(false);
   useEffect(() => {
-    const isEnd = (error: unknown) => error instanceof ApiError && error.code === '403-02';
+    const isEnd = (error: unknown) => error instanceof HeraldApiError && error.code === '403-02';
+    // The first screen's answers may have come before this subscription (first-screen.ts).
+    if (
+      queryClient
+        .getQueryCache()
+        .getAll()
+        .some((query) => isEnd(query.state.error))
+    )
+      setEnded(true);
     const stopQueries = queryClient.getQueryCache().subscribe((event) => {
       if (event.type === 'updated' && isEnd(event.query.state.error)) setEnded(true);
     });
@@ -126,7 +136,9 @@ function PortalShell() {
         <span className="brand">Webhook settings</span>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );
@@ -151,39 +163,60 @@ function Home() {
   const { session } = useSession();
   const role = useRole();
   if (session?.kind === 'portal') return <Navigate to={`/applications/${session.applicationId}/webhook`} replace />;
-  if (role.isPending) return <p className="loading">Loading…</p>;
-  return role.data === 'admin' ? <AdminHome /> : <AccountHome />;
+  if (role.isPending) return <Loading />;
+  return role.data === 'admin' ? <pages.adminHome.Page /> : <pages.accountHome.Page />;
 }
 
-const router = createHashRouter([
+/** A screen's chunk that no longer loads: most likely the api was upgraded under an open tab, and its old chunks are gone. */
+function ScreenFailed() {
+  return (
+    <main className="sign-in" id="main">
+      <section className="card narrow" role="alert">
+        <h1>This screen could not be loaded</h1>
+        <p>Herald may have been updated since this tab was opened. Reload the page to get the current console.</p>
+        <button type="button" className="button primary" onClick={() => window.location.reload()}>
+          Reload
+        </button>
+      </section>
+    </main>
+  );
+}
+
+/** Each route's screen; `handle` says which chunk to start downloading when the page opens on it (first-screen.ts). */
+const screen = (page: LazyPage): Pick<RouteObject, 'element' | 'handle'> => ({ element: <page.Page />, handle: page });
+
+export const routes: RouteObject[] = [
   {
     path: '/',
     element: <Shell />,
+    errorElement: <ScreenFailed />,
     children: [
-      { index: true, element: <Home /> },
-      { path: 'error-codes', element: <ErrorCodesPage /> },
+      { index: true, element: <Home />, handle: { preload: () => Promise.all([pages.adminHome.preload(), pages.accountHome.preload()]) } },
+      { path: 'error-codes', ...screen(pages.errorCodes) },
       {
         path: 'applications/:applicationId',
         element: <ApplicationLayout />,
         children: [
           { index: true, element: <Navigate to="webhook" replace /> },
-          { path: 'webhook', element: <WebhookPage /> },
-          { path: 'subscriptions', element: <SubscriptionsPage /> },
-          { path: 'deliveries', element: <DeliveriesPage /> },
-          { path: 'deliveries/:deliveryId', element: <DeliveryPage /> },
-          { path: 'events', element: <EventsPage /> },
-          { path: 'events/:eventId', element: <EventPage /> },
-          { path: 'endpoint', element: <EndpointPage /> },
+          { path: 'webhook', ...screen(pages.webhook) },
+          { path: 'subscriptions', ...screen(pages.subscriptions) },
+          { path: 'deliveries', ...screen(pages.deliveries) },
+          { path: 'deliveries/:deliveryId', ...screen(pages.delivery) },
+          { path: 'events', ...screen(pages.events) },
+          { path: 'events/:eventId', ...screen(pages.event) },
+          { path: 'endpoint', ...screen(pages.endpoint) },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },
     ],
   },
-]);
+];
 
-export function App() {
+const router = createHashRouter(routes);
+
+export function App({ session }: { session: Session | null }) {
   return (
-    <SessionProvider initial={initialSession()}>
+    <SessionProvider initial={session}>
       <RouterProvider router={router} />
     </SessionProvider>
   );

@@ -1,7 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App';
+import { App, initialSession, routes } from './App';
+import { startFirstScreen } from './first-screen';
+import { pages, preloadEveryPageLater } from './lazy-pages';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -10,10 +12,16 @@ const queryClient = new QueryClient({
   },
 });
 
+// The session first: a portal link's token moves to sessionStorage, which the API calls read.
+const session = initialSession();
+if (!session) void pages.signIn.preload();
+startFirstScreen(routes, queryClient, window.location.hash, session !== null);
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      <App session={session} />
     </QueryClientProvider>
   </StrictMode>,
 );
+preloadEveryPageLater();

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
-import { api, ApiError, call } from './api/client';
+import { HeraldApiError } from '@herald/client';
+import { api, call } from './api/client';
 import { clearSession, readSession, saveSession, type Session } from './api/session';
 
 export type Role = 'admin' | 'account' | 'portal';
@@ -46,7 +47,7 @@ export async function probeRole(): Promise<Role> {
     await call(api.GET('/admin/accounts', { params: { query: { limit: 1 } } }));
     return 'admin';
   } catch (error) {
-    if (error instanceof ApiError && error.code === '403-04') return 'account';
+    if (error instanceof HeraldApiError && error.code === '403-04') return 'account';
     throw error;
   }
 }

@@ -13,8 +13,13 @@ export type HeraldClient = Client<paths>;
 export interface HeraldClientOptions {
   /** Where the api listens, e.g. `http://127.0.0.1:3000`. */
   baseUrl: string;
-  /** An API key (`hk_…`) or the admin key, sent as `Authorization` with every request. */
-  apiKey?: string;
+  /**
+   * Sent as `Authorization` with every request: an API key (`hk_…`), the admin key, or a customer
+   * portal link's token (`hp_…`). A function is asked again at each request, for a caller whose
+   * credential changes while the client lives (the console signs in and out); when it answers
+   * nothing, the request goes without one.
+   */
+  apiKey?: string | (() => string | null | undefined);
   /** Gives up on a request that has not been answered after this long (an AbortSignal timeout). */
   timeoutMs?: number;
   /**
@@ -42,11 +47,22 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
       ...(options.redirect ? { redirect: options.redirect } : {}),
     });
   };
-  return createClient<paths>({
+  const { apiKey } = options;
+  const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: options.apiKey ? { authorization: options.apiKey } : undefined,
+    headers: typeof apiKey === 'string' && apiKey ? { authorization: apiKey } : undefined,
     fetch: fetchOnce,
   });
+  if (typeof apiKey === 'function') {
+    client.use({
+      onRequest({ request }) {
+        const key = apiKey();
+        if (key) request.headers.set('authorization', key);
+        return request;
+      },
+    });
+  }
+  return client;
 }
 
 /** The api answered with an error: Herald's envelope (`code` set) or, from something else, a status alone (`code` null). */

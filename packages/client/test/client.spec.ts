@@ -24,6 +24,18 @@ describe('createHeraldClient', () => {
     expect(requests[0].headers.get('authorization')).toBe('hk_key');
   });
 
+  it('asks a key given as a function at each request, and sends none while it answers nothing', async () => {
+    const { fetch, requests } = recordingFetch(() => json(200, { status: 'ok' }));
+    let key: string | null = 'hp_portal-token';
+    const herald = createHeraldClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: () => key, fetch });
+    await herald.GET('/healthz');
+    key = null;
+    await herald.GET('/healthz');
+    key = 'hk_other';
+    await herald.GET('/healthz');
+    expect(requests.map((request) => request.headers.get('authorization'))).toEqual(['hp_portal-token', null, 'hk_other']);
+  });
+
   it('leaves out undefined query values, and sends a JSON body only when there is one', async () => {
     const { fetch, requests } = recordingFetch(() => json(200, { success: true, data: [], next_cursor: null }));
     const herald = createHeraldClient({ baseUrl: 'http://127.0.0.1:3000', fetch });

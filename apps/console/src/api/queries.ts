@@ -1,5 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, call, type Schemas } from './client';
+import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { localInputToIso } from '../lib/time';
+import { api, call } from './client';
 
 /**
  * Reads several screens share, under one cache key each: the application header, the trouble
@@ -16,16 +18,62 @@ export interface LogWindow {
   until?: string;
 }
 
+/** The log's filters as the address carries them (`?status=failed&event=…&since=…&until=…`). */
+export interface LogFilters extends LogWindow {
+  status?: DeliveryStatus;
+}
+
+/** The filters of a log address; `since`/`until` are the datetime-local inputs' values (local wall time). */
+export function logFiltersFrom(params: URLSearchParams): LogFilters {
+  return {
+    event: params.get('event') || undefined,
+    since: localInputToIso(params.get('since') ?? ''),
+    until: localInputToIso(params.get('until') ?? ''),
+    status: (params.get('status') || undefined) as DeliveryStatus | undefined,
+  };
+}
+
+export const LOG_PAGE_SIZE = 25;
+
+export function listDeliveries(id: number, filters: LogFilters, cursor?: string) {
+  return call(
+    api.GET('/application/{application_id}/deliveries', {
+      params: { path: { application_id: id }, query: { limit: LOG_PAGE_SIZE, ...definedOnly({ ...filters, cursor }) } },
+    }),
+  );
+}
+
+/**
+ * The log's pages under one key, shared by the page and by the first screen's prefetch
+ * (first-screen.ts), which must ask for exactly what the page will read.
+ */
+export function deliveryPagesQuery(id: number, filters: LogFilters) {
+  return infiniteQueryOptions({
+    queryKey: ['deliveries', id, 'pages', filters],
+    queryFn: ({ pageParam }) => listDeliveries(id, filters, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+}
+
 export const overviewKey = (id: number) => ['application', id] as const;
 export const webhookStatusKey = (id: number) => ['webhook-status', id] as const;
 export const countsKey = (id: number) => ['delivery-counts', id] as const;
 
-export function useApplicationOverview(id: number) {
-  return useQuery({
+/** Shared by the layout and the first screen's prefetch (first-screen.ts). */
+export function applicationOverviewQuery(id: number) {
+  return queryOptions({
     queryKey: overviewKey(id),
     queryFn: async () => (await call(api.GET('/application/{application_id}', { params: { path: { application_id: id } } }))).data,
     staleTime: 60_000,
+    // A refusal the prefetch already received (403, 404) is the answer: asking again on mount
+    // would only repeat it.
+    retryOnMount: false,
   });
+}
+
+export function useApplicationOverview(id: number) {
+  return useQuery(applicationOverviewQuery(id));
 }
 
 /** The endpoint's state, or null when the application has no webhook yet (404-02 is an answer, not a failure). */
@@ -36,7 +84,7 @@ export function useWebhookStatus(id: number, options: { poll?: boolean; enabled?
       try {
         return (await call(api.GET('/application/{application_id}/webhook/status', { params: { path: { application_id: id } } }))).data;
       } catch (error) {
-        if (error instanceof ApiError && error.code === '404-02') return null;
+        if (error instanceof HeraldApiError && error.code === '404-02') return null;
         throw error;
       }
     },

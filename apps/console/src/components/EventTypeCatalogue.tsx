@@ -1,4 +1,4 @@
-import type { Schemas } from '../api/client';
+import type { Schemas } from '@herald/client';
 import { schemaFieldRows } from '../lib/schema-fields';
 import { JsonBlock } from './JsonBlock';
 

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../api/client';
+import type { ErrorDetail } from '@herald/client';
 
 /**
  * Turns the API's `details` into errors by form field. Fields are named as the API names them

@@ -1,7 +1,8 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm, type FieldError, type UseFormRegisterReturn } from 'react-hook-form';
-import { api, call, type Schemas } from '../api/client';
+import type { Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { APPLICATIONS_QUERY_KEY, ApplicationList } from '../components/ApplicationList';
 import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { CopyButton } from '../components/CopyButton';

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useLocation, useParams } from 'react-router';
-import { api, ApiError, call } from '../api/client';
+import { HeraldApiError } from '@herald/client';
+import { api, call } from '../api/client';
 import { countsKey, plural, useApplicationOverview, useDeliveryCounts, useWebhookStatus, webhookStatusKey } from '../api/queries';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Time } from '../components/Time';
@@ -26,7 +27,7 @@ export function ApplicationLayout() {
   const overview = useApplicationOverview(id);
   if (!Number.isInteger(id) || id < 1) return <NoApplication title="Not an application" text={`“${id}” is not an application id.`} />;
   // One clear message instead of every tab and form around an error (issue 26 #9).
-  if (overview.error instanceof ApiError && (overview.error.code === '403-03' || overview.error.code === '404-01')) {
+  if (overview.error instanceof HeraldApiError && (overview.error.code === '403-03' || overview.error.code === '404-01')) {
     return overview.error.code === '404-01' ? (
       <NoApplication
         title="No such application"

@@ -1,15 +1,19 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import {
   countsKey,
   DELIVERY_STATUSES,
   definedOnly,
+  deliveryPagesQuery,
+  listDeliveries,
+  LOG_PAGE_SIZE,
+  logFiltersFrom,
   plural,
   useDeliveryCounts,
   useEventTypeNames,
-  type DeliveryStatus,
   type LogWindow,
 } from '../api/queries';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -19,13 +23,11 @@ import { Status } from '../components/Status';
 import { Time } from '../components/Time';
 import { outcomeInWords } from '../lib/outcome';
 import { useMediaQuery } from '../lib/media';
-import { localInputToIso } from '../lib/time';
 import { useApplicationId } from './ApplicationLayout';
 
 type Row = Schemas['DeliveryLogEntryDto'];
 /** New deliveries appear without a reload: the newest page alone is asked again this often. */
 const POLL_MS = 2_000;
-const PAGE_SIZE = 25;
 /** Recover needs a start; "any time" is every delivery there is. */
 const BEGINNING = '1970-01-01T00:00:00.000Z';
 
@@ -34,11 +36,12 @@ export function DeliveriesPage() {
   const queryClient = useQueryClient();
   // The filters live in the address: a link ("See failed deliveries") or a reload keeps them.
   const [params, setParams] = useSearchParams();
-  const status = (params.get('status') ?? '') as DeliveryStatus | '';
-  const event = params.get('event') ?? '';
+  const filters = logFiltersFrom(params);
+  const status = filters.status ?? '';
+  const event = filters.event ?? '';
   const sinceInput = params.get('since') ?? '';
   const untilInput = params.get('until') ?? '';
-  const window: LogWindow = { event: event || undefined, since: localInputToIso(sinceInput), until: localInputToIso(untilInput) };
+  const window: LogWindow = { event: filters.event, since: filters.since, until: filters.until };
   const setFilter = (name: string, value: string) =>
     setParams(
       (current) => {
@@ -52,27 +55,15 @@ export function DeliveriesPage() {
   const { names } = useEventTypeNames();
   const wide = useMediaQuery('(min-width: 641px)');
   const [showFilters, setShowFilters] = useState(Boolean(event || sinceInput || untilInput));
-  const filters = { ...window, status: status || undefined };
-  const listQuery = (cursor?: string) =>
-    call(
-      api.GET('/application/{application_id}/deliveries', {
-        params: { path: { application_id: id }, query: { limit: PAGE_SIZE, ...definedOnly({ ...filters, cursor }) } },
-      }),
-    );
-  const pagesKey = ['deliveries', id, 'pages', filters] as const;
-  const pages = useInfiniteQuery({
-    queryKey: pagesKey,
-    queryFn: ({ pageParam }) => listQuery(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-  });
+  const pagesQuery = deliveryPagesQuery(id, filters);
+  const pages = useInfiniteQuery(pagesQuery);
   // After the first page: the rows are what the user waits for; the counts follow a moment later.
   const counts = useDeliveryCounts(id, window, { poll: true, enabled: pages.isSuccess });
   // Only the newest page is polled (issue 26: polling every loaded page cost 60 requests in 10 s
   // with 12 pages loaded); its rows replace their older copies and new ones go on top.
   const head = useQuery({
     queryKey: ['deliveries', id, 'head', filters],
-    queryFn: () => listQuery(),
+    queryFn: () => listDeliveries(id, filters),
     // Starts from the first page as loaded (not a second request for it on the first screen).
     enabled: pages.isSuccess,
     initialData: () => pages.data?.pages[0],
@@ -85,8 +76,8 @@ export function DeliveriesPage() {
   const newestLoaded = loaded[0]?.id;
   const newer = (head.data?.data ?? []).filter((row) => newestLoaded === undefined || row.id > newestLoaded);
   // A full page of newer rows may hide a gap between them and the loaded ones: start over.
-  const gap = newestLoaded !== undefined && newer.length === PAGE_SIZE;
-  const pagesKeyText = JSON.stringify(pagesKey);
+  const gap = newestLoaded !== undefined && newer.length === LOG_PAGE_SIZE;
+  const pagesKeyText = JSON.stringify(pagesQuery.queryKey);
   useEffect(() => {
     if (gap) void queryClient.resetQueries({ queryKey: JSON.parse(pagesKeyText) as unknown[] });
   }, [gap, pagesKeyText, queryClient]);
@@ -335,7 +326,7 @@ export function FindById({ applicationId }: { applicationId: number }) {
     },
     onError: (error) =>
       setProblem(
-        error instanceof ApiError && error.status === 404
+        error instanceof HeraldApiError && error.status === 404
           ? `No delivery, event or idempotency key here is ${value.trim()}.`
           : error.message,
       ),

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, call, type Schemas } from '../api/client';
+import type { Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { countsKey } from '../api/queries';
 import { CopyableCode } from '../components/CopyButton';
 import { ErrorMessage } from '../components/ErrorMessage';

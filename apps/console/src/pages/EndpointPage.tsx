@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, call } from '../api/client';
+import { HeraldApiError } from '@herald/client';
+import { api, call } from '../api/client';
 import { countsKey, plural, useDeliveryCounts, useWebhookStatus, webhookStatusKey } from '../api/queries';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { CopyButton } from '../components/CopyButton';
@@ -177,7 +178,7 @@ function Throttle({ applicationId }: { applicationId: number }) {
       setDraft(null);
     },
   });
-  if (throttle.error instanceof ApiError && throttle.error.code === '404-02') return null;
+  if (throttle.error instanceof HeraldApiError && throttle.error.code === '404-02') return null;
   const current = throttle.data?.data.per_second;
   const shown = draft ?? (current == null ? '' : String(current));
   return (

@@ -71,6 +71,17 @@ function EventView({ eventId }: { eventId: string }) {
             <dd>
               {e.idempotency_key ? <CopyableCode value={e.idempotency_key} what="idempotency key" /> : <span className="muted">none</span>}
             </dd>
+            <dt>Ordering key</dt>
+            <dd>
+              {e.ordering_key ? (
+                <>
+                  <CopyableCode value={e.ordering_key} what="ordering key" />{' '}
+                  <span className="muted">delivered after the earlier events with this key</span>
+                </>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </dd>
           </dl>
           <h3>Payload</h3>
           <JsonBlock value={e.payload} label="Payload" />

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EventTypeCatalogue, EventTypeDetails } from '../components/EventTypeCatalogue';
@@ -48,7 +49,7 @@ export function SubscriptionsPage() {
       ),
     onSuccess: done,
   });
-  if (subscriptions.error instanceof ApiError && subscriptions.error.code === '404-02') {
+  if (subscriptions.error instanceof HeraldApiError && subscriptions.error.code === '404-02') {
     return (
       <p className="notice">
         Configure the webhook first: subscriptions belong to it. <Link to={`/applications/${id}/webhook`}>Configure the webhook</Link>

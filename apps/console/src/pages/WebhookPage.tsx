@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { Controller, useForm, type FieldPath } from 'react-hook-form';
-import { api, ApiError, call, type Schemas } from '../api/client';
+import { HeraldApiError, type Schemas } from '@herald/client';
+import { api, call } from '../api/client';
 import { webhookStatusKey } from '../api/queries';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { LeaveGuard } from '../components/LeaveGuard';
@@ -55,7 +56,7 @@ export function WebhookPage() {
       try {
         return (await call(api.GET('/application/{application_id}/webhook', { params: { path: { application_id: id } } }))).data;
       } catch (error) {
-        if (error instanceof ApiError && error.code === '404-02') return null;
+        if (error instanceof HeraldApiError && error.code === '404-02') return null;
         throw error;
       }
     },
@@ -107,7 +108,7 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
       void queryClient.invalidateQueries({ queryKey: ['subscriptions', applicationId] });
     },
     onError: (error) => {
-      if (!(error instanceof ApiError) || error.details.length === 0) return;
+      if (!(error instanceof HeraldApiError) || error.details.length === 0) return;
       const { byField, other } = fieldErrors(error.details, WEBHOOK_FIELDS);
       for (const [field, message] of Object.entries(byField)) setError(field as (typeof WEBHOOK_FIELDS)[number], { type: 'api', message });
       setOtherErrors(other);
@@ -221,8 +222,8 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
             {message}
           </p>
         ))}
-        {save.error && !(save.error instanceof ApiError && save.error.details.length > 0) && <ErrorMessage error={save.error} />}
-        {save.error instanceof ApiError && save.error.details.length > 0 && (
+        {save.error && !(save.error instanceof HeraldApiError && save.error.details.length > 0) && <ErrorMessage error={save.error} />}
+        {save.error instanceof HeraldApiError && save.error.details.length > 0 && (
           <p className="error-banner" role="alert">
             {save.error.message} <span className="code">{save.error.code}</span>
           </p>

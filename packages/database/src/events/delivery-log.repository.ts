@@ -207,9 +207,12 @@ export class DeliveryLogRepository {
       const held = current.status === 'pending' && (queued.length === 0 || queued[0].leased);
       const before: DeliveryStatus = held ? 'sending' : current.status;
       if (before !== 'pending' && before !== 'succeeded' && before !== 'failed') return { before, after: current };
+      // `manual_attempt OR $3`: a pending delivery that is itself a manual attempt (asked for, or
+      // recovered, and not sent yet) stays one when asked again, so it still gets exactly one
+      // attempt; setting it to $3 (false) gave it the automatic follow-ups a manual one must not have.
       const [after] = await sql<DeliveryRecord>(
         `WITH requested AS (
-           UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = $3
+           UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = manual_attempt OR $3
             WHERE id = $1
            RETURNING ${ENQUEUED_COLUMNS}, event_id, event_type, attempt_count, created_at
          ), queued AS (

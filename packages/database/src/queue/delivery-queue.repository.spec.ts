@@ -51,8 +51,9 @@ describe('DeliveryQueueRepository', () => {
   async function due(applicationId: number, count: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const n = nextRow++;
-      const at = new Date(Date.now() - 60_000 + n);
+      // Zero-padded, so the ids sort in the order they were made whichever test runs first.
+      const n = String(nextRow++).padStart(6, '0');
+      const at = new Date(Date.now() - 60_000 + Number(n));
       await sql(db.url, `INSERT INTO events (id, application_id, event_type, payload, created_at) VALUES ($1, $2, 'acw_start', '{}', $3)`, [
         `evt_${n}`,
         applicationId,
@@ -101,7 +102,6 @@ describe('DeliveryQueueRepository', () => {
 
   function attempt(startedAt = new Date()): NewAttemptRecord {
     return {
-      id: `att_${randomUUID()}`,
       startedAt,
       durationMs: 3,
       url: 'http://127.0.0.1:9/hook',

@@ -28,7 +28,10 @@ const STATUS_COLUMNS = `state, disabled_at AS "disabledAt", disabled_reason AS "
 /**
  * One batch of an application's pending deliveries made paused, through the queue's
  * (application_id, due_at) index; one a worker holds is paused by that worker when it sees the
- * webhook disabled. $1 application, $2 now, $3 batch size.
+ * webhook disabled. A lease that has run out is taken over, as a claim would and as pauseClaimed
+ * does, by clearing it: left in place, the worker that held it could still finish with a retry,
+ * and its finish (which does not look at `paused`) would leave the delivery `pending` in
+ * `deliveries` while its queue row stays paused. $1 application, $2 now, $3 batch size.
  */
 const PAUSE_BATCH_SQL = `
   WITH batch AS (
@@ -36,7 +39,8 @@ const PAUSE_BATCH_SQL = `
      WHERE application_id = $1 AND NOT paused AND destination = 'webhook' AND NOT ${leased('q', '$2')}
      LIMIT $3 FOR UPDATE SKIP LOCKED
   ), parked AS (
-    UPDATE delivery_queue q SET paused = true FROM batch WHERE q.delivery_id = batch.delivery_id RETURNING q.delivery_id
+    UPDATE delivery_queue q SET paused = true, lease_token = NULL, lease_until = NULL
+      FROM batch WHERE q.delivery_id = batch.delivery_id RETURNING q.delivery_id
   )
   UPDATE deliveries d SET status = 'paused', updated_at = $2 FROM parked WHERE d.id = parked.delivery_id
   RETURNING d.id`;
