@@ -57,6 +57,8 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'get /deliveries/{delivery_id}',
     'post /deliveries/{delivery_id}/retry',
     'post /deliveries/recover',
+    // Its audit log (PRODUCT.md §16: the application's keys and portal links).
+    'get /audit',
   ]
     .map((operation) => operation.replace(' /', ' /application/{application_id}/'))
     // The application itself (its name and the link's expiry: the portal's header).

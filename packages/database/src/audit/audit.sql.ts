@@ -1,5 +1,4 @@
 import type { AuditAction, AuditActor, AuditActorType, AuditChanges } from '@herald/core';
-import { Prisma } from '../generated/prisma/client';
 import { SqlQuery } from '../pg-pool';
 
 /**
@@ -65,31 +64,6 @@ export function insertAuditFrom(source: string, first: number): string {
 export async function insertAudit(sql: SqlQuery, entry: AuditEntry | null): Promise<void> {
   if (entry === null) return;
   await sql(`INSERT INTO audit_log (${COLUMNS}) VALUES (${placeholders(1).join(', ')})`, auditValues(entry));
-}
-
-/**
- * The record as Prisma's create data, for configuration/ repositories (inside their $transaction).
- * Prisma rebuilds JSON key by key, so a key named `__proto__` would be lost: `changes` fields are
- * prefixed paths (`headers.__proto__`), never that bare name.
- */
-export function auditCreateData(entry: AuditEntry): Prisma.AuditRecordUncheckedCreateInput {
-  return {
-    id: entry.id,
-    at: entry.at,
-    actorType: entry.actor.type,
-    actorId: entry.actor.id,
-    actorPrefix: entry.actor.prefix,
-    action: entry.action,
-    accountId: entry.accountId,
-    applicationId: entry.applicationId,
-    requestId: entry.requestId,
-    changes: entry.changes as Prisma.InputJsonObject,
-  };
-}
-
-/** The record inside a configuration/ repository's Prisma $transaction; nothing for null. */
-export async function createAudit(tx: Prisma.TransactionClient, entry: AuditEntry | null): Promise<void> {
-  if (entry !== null) await tx.auditRecord.create({ data: auditCreateData(entry), select: { id: true } });
 }
 
 /** A stored record, as read back (audit-log.repository.ts). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditEntry, auditCreateData } from '../audit/audit.sql';
+import { AuditEntry } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { PrismaService } from '../prisma.service';
 import { AccountRecord, Page, pageOf } from '../records';
 

@@ -1,6 +1,7 @@
 import { APPLICATION_ID_MAX } from '@herald/core';
 import { Injectable } from '@nestjs/common';
-import { AuditOf, createAudit } from '../audit/audit.sql';
+import { AuditOf } from '../audit/audit.sql';
+import { createAudit } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';

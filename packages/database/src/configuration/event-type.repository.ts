@@ -1,6 +1,7 @@
 import { OPERATIONAL_EVENT_TYPES, isOperationalEventType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
-import { AuditEntry, auditCreateData, auditValues, insertAuditFrom } from '../audit/audit.sql';
+import { AuditEntry, auditValues, insertAuditFrom } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { EVENT_TYPE_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditEntry, AuditOf, auditCreateData, insertAudit } from '../audit/audit.sql';
+import { AuditEntry, AuditOf, insertAudit } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditOf, createAudit } from '../audit/audit.sql';
+import { AuditOf } from '../audit/audit.sql';
+import { createAudit } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';

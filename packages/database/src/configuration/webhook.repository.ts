@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PgPool, preparedStatement } from '../pg-pool';
-import { AuditEntry, AuditOf, auditValues, createAudit, insertAudit, insertAuditFrom } from '../audit/audit.sql';
+import { AuditEntry, AuditOf, auditValues, insertAudit, insertAuditFrom } from '../audit/audit.sql';
+import { createAudit } from './audit-record';
 import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from '../records';
 import { destinationHost, toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
