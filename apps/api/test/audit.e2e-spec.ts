@@ -438,6 +438,41 @@ describe('audit log (PRODUCT.md §16)', () => {
       });
     });
 
+    it('names exactly what each of many concurrent changes replaced: every record’s before is the previous one’s after', async () => {
+      const tenant = await t.fixtures.tenantWithWebhook();
+      const urls = Array.from({ length: 6 }, (_, n) => `https://example.com/concurrent/${n}`);
+      const answers = await Promise.all(
+        urls.map((url) => t.http.put(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key).send({ ...VALID_WEBHOOK, url })),
+      );
+      expect(answers.map((res) => res.status)).toEqual(urls.map(() => 200));
+      const toggles = await Promise.all(
+        [true, false, true, false].map((active) =>
+          t.http.put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`).set('Authorization', tenant.key).send({ active }),
+        ),
+      );
+      expect(toggles.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+
+      const oldestFirst = (await recordsOf(tenant.applicationId)).reverse();
+      const chain = (action: string, field: string) =>
+        oldestFirst.filter((record) => record.action.startsWith(action) && field in record.changes).map((record) => record.changes[field]);
+      const moves = chain('webhook.', 'url');
+      expect(moves).toHaveLength(urls.length + 1);
+      for (let n = 1; n < moves.length; n++) expect(moves[n][0]).toBe(moves[n - 1][1]);
+      expect(new Set(moves.slice(1).map(([, after]) => after))).toEqual(new Set(urls));
+
+      const subscriptions = oldestFirst.filter((record) => record.action.startsWith('subscription.'));
+      expect(subscriptions.map((record) => record.action)).toEqual(['subscription.created', ...Array(3).fill('subscription.updated')]);
+      // Each update names the flag only when it really changed from the state the previous one left.
+      let active: unknown = subscriptions[0].changes['acw_start.active'][1];
+      for (const record of subscriptions.slice(1)) {
+        const change = record.changes['acw_start.active'];
+        if (change) {
+          expect(change[0]).toBe(active);
+          active = change[1];
+        }
+      }
+    });
+
     it('writes no record for a refused or failed change, nor for a read', async () => {
       const tenant = await t.fixtures.tenantWithWebhook();
       const other = await t.fixtures.tenant();

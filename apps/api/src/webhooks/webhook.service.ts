@@ -23,7 +23,7 @@ import { toWebhookDto, webhookAuditFields } from './webhook.mapper';
  * A PUT is written only over the configuration its audit record calls `before`; another request
  * that changes it in between makes it read again. Past this many rounds the caller is told to retry.
  */
-const UPSERT_ROUNDS = 5;
+const UPSERT_ROUNDS = 10;
 
 @Injectable()
 export class WebhookService {

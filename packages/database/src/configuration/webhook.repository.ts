@@ -7,6 +7,8 @@ import { PrismaService } from '../prisma.service';
 import { ApplicationScope, WebhookRecord } from '../records';
 import { destinationHost, toWebhookRecord, WEBHOOK_SELECT, webhookColumns, WebhookRow } from './webhook.sql';
 
+const FIND_SQL = preparedStatement('find_webhook', `SELECT ${webhookColumns('w')} FROM webhooks w WHERE w.application_id = $1`);
+
 /** The new configuration's columns, $1 … $9 of both statements below. */
 const COLUMN_VALUES = `$1, $2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json`;
 
@@ -61,8 +63,12 @@ export class WebhookRepository {
     private readonly pg: PgPool,
   ) {}
 
+  /**
+   * On the pool, prepared: every PUT reads the configuration it replaces (its audit record's
+   * `before`) just before writing, so this is as busy as the write.
+   */
   async find(scope: ApplicationScope): Promise<WebhookRecord | null> {
-    const row = await this.prisma.webhook.findUnique({ where: { applicationId: scope.applicationId }, select: WEBHOOK_SELECT });
+    const [row] = await this.pg.sql<WebhookRow>(FIND_SQL, [scope.applicationId]);
     return row ? toWebhookRecord(row) : null;
   }
 
