@@ -24,6 +24,9 @@ const SLOW_REPLY_MS = 300;
 
 /** Every third event's first attempt is answered 503; its retry (1 s later) succeeds. */
 const failsFirstAttempt = (n: number) => n % 3 === 0;
+/** Every fourth event of the slow application carries one of three ordering keys (PRODUCT.md §13). */
+const ORDERING_KEYS = 3;
+const orderedKeyOf = (n: number): string | undefined => (n % 4 === 1 ? `call-${n % ORDERING_KEYS}` : undefined);
 
 /**
  * A receiver in a process of its own, so that the test's own work (publishing, polling the
@@ -161,20 +164,26 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
     return app.id;
   }
 
-  /** Publishes events 0…count-1 alternately through each api: singly, and in batches of 10. */
-  async function publish(applicationId: number, count: number): Promise<void> {
+  /**
+   * Publishes events 0…count-1 alternately through each api: singly, and in batches of 10; event n
+   * with the ordering key `orderingKeyOf(n)` when it gives one (PRODUCT.md §13).
+   */
+  async function publish(
+    applicationId: number,
+    count: number,
+    orderingKeyOf: (n: number) => string | undefined = () => undefined,
+  ): Promise<void> {
     const path = { application_id: applicationId };
+    const event = (n: number) => ({ event: 'acw_start', payload: { n }, ordering_key: orderingKeyOf(n) });
     for (let n = 0; n < count; n += 10) {
       const herald = client(apis[(n / 10) % apis.length]);
       if ((n / 10) % 3 === 2) {
-        const events = Array.from({ length: Math.min(10, count - n) }, (_, i) => ({ event: 'acw_start', payload: { n: n + i } }));
+        const events = Array.from({ length: Math.min(10, count - n) }, (_, i) => event(n + i));
         const { data } = await unwrap(herald.POST('/application/{application_id}/events/batch', { params: { path }, body: { events } }));
         data.forEach((event, i) => published.set(event.id, n + i));
       } else {
         for (let i = n; i < Math.min(n + 10, count); i++) {
-          const { data } = await unwrap(
-            herald.POST('/application/{application_id}/events', { params: { path }, body: { event: 'acw_start', payload: { n: i } } }),
-          );
+          const { data } = await unwrap(herald.POST('/application/{application_id}/events', { params: { path }, body: event(i) }));
           published.set(data.id, i);
         }
       }
@@ -219,7 +228,7 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
       }),
     );
 
-    await Promise.all([publish(throttledApp, THROTTLED_EVENTS), publish(slowApp, SLOW_EVENTS)]);
+    await Promise.all([publish(throttledApp, THROTTLED_EVENTS), publish(slowApp, SLOW_EVENTS, orderedKeyOf)]);
 
     // Mid-run, while the slow receiver holds every worker's attempts for 300 ms: every worker has
     // sent by now; then one is killed with no chance to hand anything back.
@@ -290,6 +299,17 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
         }
       }
     }
+
+    // Keyed events reached the slow receiver in the order they were published, key by key, across
+    // both apis and all three workers, the killed one included (PRODUCT.md §13).
+    const byKey = new Map<string, number[]>();
+    for (const receipt of [...slow.receipts].sort((a, b) => a.at - b.at)) {
+      const n = [...published].find(([id]) => id === receipt.id)?.[1];
+      const key = n === undefined ? undefined : orderedKeyOf(n);
+      if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), n!]);
+    }
+    expect(byKey.size).toBe(ORDERING_KEYS);
+    for (const [key, ns] of byKey) expect({ key, ns }).toEqual({ key, ns: [...ns].sort((a, b) => a - b) });
 
     // The killed worker held attempts, and they came back only once their lease had run out.
     expect(orphaned.size).toBeGreaterThan(0);

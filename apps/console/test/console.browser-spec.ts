@@ -254,6 +254,11 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Save webhook' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect(await url.getAttribute('aria-invalid')).toBeNull();
+    // Beside the form just saved: send a test event, and see it arrive (issue 24 #5).
+    const received = sink.received.length;
+    await page.getByRole('region', { name: 'Test event' }).getByRole('button', { name: 'Send test event' }).click();
+    await page.getByRole('status').filter({ hasText: 'Delivered: HTTP 200' }).waitFor({ timeout: 20_000 });
+    expect(sink.received.length).toBe(received + 1);
     await shot('webhook-light');
     const stored = await adminCall('GET', `/application/${APP_ID}/webhook`);
     expect(stored.data).toEqual({
@@ -392,7 +397,8 @@ describe('the console in Chromium', () => {
     const eventOptions = await page.getByLabel('Event', { exact: true }).locator('option').allTextContents();
     expect(eventOptions.filter((name) => name === 'webhook.test')).toHaveLength(1);
     await page.getByLabel('Event', { exact: true }).selectOption('webhook.test');
-    await expect.poll(() => page.getByRole('region', { name: 'Delivery list' }).getByRole('row').count()).toBe(2);
+    // The header row and the two test deliveries: one sent beside the webhook form, one from the endpoint tab.
+    await expect.poll(() => page.getByRole('region', { name: 'Delivery list' }).getByRole('row').count()).toBe(3);
 
     // The signing secret: reveal, copy, then rotate after confirming.
     await tab('Secret and health').click();

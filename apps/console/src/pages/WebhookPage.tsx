@@ -8,6 +8,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { LeaveGuard } from '../components/LeaveGuard';
 import { HeaderEditor, rowsFromMap, rowsToMap, type HeaderRow } from '../components/HeaderEditor';
 import { SchedulePreview } from '../components/SchedulePreview';
+import { TestEvent } from '../components/TestEvent';
 import { fieldErrors } from '../lib/field-errors';
 import { useApplicationId } from './ApplicationLayout';
 
@@ -239,13 +240,22 @@ function WebhookForm({ applicationId, initial, exists }: { applicationId: number
           )}
         </div>
       </form>
-      <SchedulePreview
-        retry_enabled={retryEnabled}
-        retry_value={retry.retry_value}
-        max_retries={retry.max_retries}
-        backoff_type={retry.backoff_type}
-        backoff_value={retry.backoff_value}
-      />
+      <div className="side-column">
+        <SchedulePreview
+          retry_enabled={retryEnabled}
+          retry_value={retry.retry_value}
+          max_retries={retry.max_retries}
+          backoff_type={retry.backoff_type}
+          backoff_value={retry.backoff_value}
+        />
+        {/* What a user who has just saved looks for next (issue 24 #5): the test, and its outcome, here. */}
+        {exists && (
+          <TestEvent
+            applicationId={applicationId}
+            note={formState.isDirty ? 'Goes to the saved target: save your changes first.' : undefined}
+          />
+        )}
+      </div>
     </div>
   );
 }

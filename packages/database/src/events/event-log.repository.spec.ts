@@ -43,14 +43,14 @@ describe('EventLogRepository', () => {
   async function published(
     scope: ApplicationScope,
     createdAt: Date,
-    options: { eventType?: string; idempotencyKey?: string; deliveries?: number; payload?: string } = {},
+    options: { eventType?: string; idempotencyKey?: string; orderingKey?: string; deliveries?: number; payload?: string } = {},
   ): Promise<{ id: string; deliveryIds: string[] }> {
     const id = idAt('evt', createdAt);
     const deliveryIds = Array.from({ length: options.deliveries ?? 1 }, () => idAt('dlv', createdAt));
     await sql(
       db.url,
       `WITH e AS (
-         INSERT INTO events (id, application_id, event_type, payload, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+         INSERT INTO events (id, application_id, event_type, payload, idempotency_key, created_at, ordering_key) VALUES ($1, $2, $3, $4, $5, $6, $8)
        )
        INSERT INTO deliveries (id, event_id, application_id, event_type, status, created_at, updated_at)
        SELECT d, $1, $2, $3, 'succeeded', $6, $6 FROM unnest($7::text[]) d`,
@@ -63,6 +63,7 @@ describe('EventLogRepository', () => {
         createdAt,
         // Stored newest first, so only the read's own order gives them oldest first.
         [...deliveryIds].reverse(),
+        options.orderingKey ?? null,
       ],
     );
     return { id, deliveryIds };
@@ -85,6 +86,7 @@ describe('EventLogRepository', () => {
           eventType: 'acw_start',
           createdAt: new Date(t0.getTime() + 4 * 60_000),
           idempotencyKey: null,
+          orderingKey: null,
           deliveryIds: made[4].deliveryIds,
         },
         {
@@ -92,6 +94,7 @@ describe('EventLogRepository', () => {
           eventType: 'acw_start',
           createdAt: new Date(t0.getTime() + 3 * 60_000),
           idempotencyKey: null,
+          orderingKey: null,
           deliveryIds: made[3].deliveryIds,
         },
       ],
@@ -123,7 +126,7 @@ describe('EventLogRepository', () => {
     const scope = await application();
     const at = new Date(Date.now() - 60_000);
     const payload = '{"z":1,"a":[true,null],"s":"é"}';
-    const event = await published(scope, at, { payload, idempotencyKey: 'k-1', deliveries: 2 });
+    const event = await published(scope, at, { payload, idempotencyKey: 'k-1', orderingKey: 'call-9', deliveries: 2 });
     const notice = await published(scope, at, { eventType: 'delivery.exhausted' });
 
     expect(await eventLog.find(scope, event.id)).toEqual({
@@ -131,6 +134,7 @@ describe('EventLogRepository', () => {
       eventType: 'acw_start',
       payload,
       idempotencyKey: 'k-1',
+      orderingKey: 'call-9',
       createdAt: at,
       deliveryIds: event.deliveryIds,
     });
