@@ -124,7 +124,9 @@ const SCENARIOS: Record<string, Scenario> = {
     as: 'admin',
     // An id of its own: the next free one would be one the fixtures hand out next.
     run: (c) =>
-      c.call('post', '/admin/applications', ADMIN_KEY).send({ id: 1_999_000_000 + nextEventType++, name: 'Audited', account_id: c.tenant.accountId }),
+      c
+        .call('post', '/admin/applications', ADMIN_KEY)
+        .send({ id: 1_999_000_000 + nextEventType++, name: 'Audited', account_id: c.tenant.accountId }),
   },
   'POST /admin/api_keys': {
     action: 'api_key.created',
@@ -159,7 +161,9 @@ const SCENARIOS: Record<string, Scenario> = {
     as: 'admin',
     setup: async (c) => void (await sql(c.t.db.url, 'DELETE FROM operational_webhook')),
     run: (c) =>
-      c.call('put', '/admin/operational_webhook', ADMIN_KEY).send({ url: 'https://ops.example.com/hook', headers: { 'X-Ops': 'ops-secret' } }),
+      c
+        .call('put', '/admin/operational_webhook', ADMIN_KEY)
+        .send({ url: 'https://ops.example.com/hook', headers: { 'X-Ops': 'ops-secret' } }),
   },
   'DELETE /admin/operational_webhook': {
     action: 'operational_webhook.deleted',
@@ -377,12 +381,20 @@ describe('audit log (PRODUCT.md §16)', () => {
 
     it('names a portal link as the actor when the customer acts through the portal, and the portal can read its log', async () => {
       const tenant = await t.fixtures.tenantWithWebhook();
-      const link = await t.http.post(`/application/${tenant.applicationId}/portal_links`).set('Authorization', tenant.key).send({}).expect(201);
+      const link = await t.http
+        .post(`/application/${tenant.applicationId}/portal_links`)
+        .set('Authorization', tenant.key)
+        .send({})
+        .expect(201);
       const token = link.body.data.token as string;
       secrets.add(token);
       const linkId = (await sql(t.db.url, 'SELECT id FROM portal_links WHERE application_id = $1', [tenant.applicationId]))[0].id;
 
-      await t.http.put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`).set('Authorization', token).send({}).expect(200);
+      await t.http
+        .put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`)
+        .set('Authorization', token)
+        .send({})
+        .expect(200);
       const seen = await t.http.get(`/application/${tenant.applicationId}/audit`).set('Authorization', token).expect(200);
       expect(seen.body.data[0]).toMatchObject({
         action: 'subscription.created',
@@ -399,13 +411,22 @@ describe('audit log (PRODUCT.md §16)', () => {
 
     it('records an API key by id, name and prefix, and its revocation by its id', async () => {
       const accountId = await t.fixtures.account();
-      const created = await t.http.post('/admin/api_keys').set('Authorization', ADMIN_KEY).send({ account_id: accountId, name: 'ci' }).expect(201);
+      const created = await t.http
+        .post('/admin/api_keys')
+        .set('Authorization', ADMIN_KEY)
+        .send({ account_id: accountId, name: 'ci' })
+        .expect(201);
       const { id, prefix, key } = created.body.data;
       await t.http.delete(`/admin/api_keys/${id}`).set('Authorization', ADMIN_KEY).expect(200);
       const again = await t.http.delete(`/admin/api_keys/${id}`).set('Authorization', ADMIN_KEY).expect(200);
 
       const listed = (await t.http.get(`/admin/audit?account_id=${accountId}`).set('Authorization', ADMIN_KEY).expect(200)).body.data;
-      expect(listed.map((record: AuditRecord) => record.action)).toEqual(['api_key.revoked', 'api_key.revoked', 'api_key.created', 'account.created']);
+      expect(listed.map((record: AuditRecord) => record.action)).toEqual([
+        'api_key.revoked',
+        'api_key.revoked',
+        'api_key.created',
+        'account.created',
+      ]);
       expect(listed[2].changes).toEqual({
         id: [null, id],
         name: [null, 'ci'],
@@ -421,7 +442,8 @@ describe('audit log (PRODUCT.md §16)', () => {
 
     it('records each change of endpoint health, and a second disable as no change', async () => {
       const tenant = await t.fixtures.tenantWithWebhook();
-      const health = (action: string) => t.http.post(`/application/${tenant.applicationId}/webhook/${action}`).set('Authorization', tenant.key).expect(200);
+      const health = (action: string) =>
+        t.http.post(`/application/${tenant.applicationId}/webhook/${action}`).set('Authorization', tenant.key).expect(200);
       const disabled = await health('disable');
       await health('disable');
       await health('enable');
@@ -442,12 +464,20 @@ describe('audit log (PRODUCT.md §16)', () => {
       const tenant = await t.fixtures.tenantWithWebhook();
       const urls = Array.from({ length: 6 }, (_, n) => `https://example.com/concurrent/${n}`);
       const answers = await Promise.all(
-        urls.map((url) => t.http.put(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key).send({ ...VALID_WEBHOOK, url })),
+        urls.map((url) =>
+          t.http
+            .put(`/application/${tenant.applicationId}/webhook`)
+            .set('Authorization', tenant.key)
+            .send({ ...VALID_WEBHOOK, url }),
+        ),
       );
       expect(answers.map((res) => res.status)).toEqual(urls.map(() => 200));
       const toggles = await Promise.all(
         [true, false, true, false].map((active) =>
-          t.http.put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`).set('Authorization', tenant.key).send({ active }),
+          t.http
+            .put(`/application/${tenant.applicationId}/webhook/subscription/acw_start`)
+            .set('Authorization', tenant.key)
+            .send({ active }),
         ),
       );
       expect(toggles.map((res) => res.status)).toEqual([200, 200, 200, 200]);
@@ -478,7 +508,14 @@ describe('audit log (PRODUCT.md §16)', () => {
       const other = await t.fixtures.tenant();
       const before = await records();
       const app = `/application/${tenant.applicationId}`;
-      expectError(await t.http.put(`${app}/webhook`).set('Authorization', tenant.key).send({ ...VALID_WEBHOOK, url: 'ftp://x' }), 400, '400-05');
+      expectError(
+        await t.http
+          .put(`${app}/webhook`)
+          .set('Authorization', tenant.key)
+          .send({ ...VALID_WEBHOOK, url: 'ftp://x' }),
+        400,
+        '400-05',
+      );
       expectError(await t.http.put(`${app}/webhook/subscription/no_such_event`).set('Authorization', tenant.key).send({}), 400, '400-04');
       expectError(await t.http.delete(`${app}/webhook/subscription/acw_start`).set('Authorization', tenant.key), 404, '404-03');
       expectError(await t.http.put(`${app}/webhook/throttle`).set('Authorization', tenant.key).send({ per_second: 0 }), 400, '400-02');
@@ -486,7 +523,10 @@ describe('audit log (PRODUCT.md §16)', () => {
       expectError(await t.http.get(`/application/${other.applicationId}/webhook/secret`).set('Authorization', other.key), 404, '404-02');
       expectError(await t.http.delete('/admin/api_keys/key_nope').set('Authorization', ADMIN_KEY), 404, '404-06');
       expectError(
-        await t.http.post('/admin/applications').set('Authorization', ADMIN_KEY).send({ id: tenant.applicationId, name: 'x', account_id: tenant.accountId }),
+        await t.http
+          .post('/admin/applications')
+          .set('Authorization', ADMIN_KEY)
+          .send({ id: tenant.applicationId, name: 'x', account_id: tenant.accountId }),
         409,
         '409-00',
       );
@@ -499,15 +539,17 @@ describe('audit log (PRODUCT.md §16)', () => {
 
     it('records a change of HERALD_ADMIN_KEY once, as Herald itself, and a start-up that changes nothing not at all', async () => {
       const replacement = 'audit-replacement-admin-key-0000';
-      const count = async () => (await sql(t.db.url, `SELECT count(*)::int AS n FROM audit_log WHERE actor_type = 'system'`))[0].n as number;
+      const count = async () =>
+        (await sql(t.db.url, `SELECT count(*)::int AS n FROM audit_log WHERE actor_type = 'system'`))[0].n as number;
       const before = await count();
       for (const key of [replacement, replacement, ADMIN_KEY]) {
         const other = await createTestApp({ databaseUrl: t.db.url, env: { HERALD_ADMIN_KEY: key } });
         await other.app.close();
       }
       expect(await count()).toBe(before + 2);
-      const [restored, changed] = (await t.http.get('/admin/audit?action=api_key.updated&limit=2').set('Authorization', ADMIN_KEY).expect(200)).body
-        .data as AuditRecord[];
+      const [restored, changed] = (
+        await t.http.get('/admin/audit?action=api_key.updated&limit=2').set('Authorization', ADMIN_KEY).expect(200)
+      ).body.data as AuditRecord[];
       expect(changed).toMatchObject({
         actor: { type: 'system', id: 'HERALD_ADMIN_KEY', prefix: null },
         request_id: null,
@@ -522,10 +564,14 @@ describe('audit log (PRODUCT.md §16)', () => {
     beforeAll(async () => {
       tenant = await t.fixtures.tenantWithWebhook();
       for (let i = 0; i < 5; i++) {
-        await t.http.put(`/application/${tenant.applicationId}/webhook/throttle`).set('Authorization', tenant.key).send({ per_second: 10 + i });
+        await t.http
+          .put(`/application/${tenant.applicationId}/webhook/throttle`)
+          .set('Authorization', tenant.key)
+          .send({ per_second: 10 + i });
       }
     });
-    const list = (query: string, key = tenant.key) => t.http.get(`/application/${tenant.applicationId}/audit${query}`).set('Authorization', key);
+    const list = (query: string, key = tenant.key) =>
+      t.http.get(`/application/${tenant.applicationId}/audit${query}`).set('Authorization', key);
 
     it('pages newest first with a cursor, and filters by action', async () => {
       const all = (await list('').expect(200)).body;
@@ -550,7 +596,14 @@ describe('audit log (PRODUCT.md §16)', () => {
     });
 
     it('refuses an action, cursor or limit it does not know (400-03)', async () => {
-      for (const query of ['?action=webhook.exploded', '?cursor=evt_01jd8x6q3k2m4n5p6r7s8t9v0w', '?cursor=aud_x', '?limit=0', '?limit=101', '?limit=ten']) {
+      for (const query of [
+        '?action=webhook.exploded',
+        '?cursor=evt_01jd8x6q3k2m4n5p6r7s8t9v0w',
+        '?cursor=aud_x',
+        '?limit=0',
+        '?limit=101',
+        '?limit=ten',
+      ]) {
         const res = await list(query);
         expectError(res, 400, '400-03');
       }
@@ -564,7 +617,9 @@ describe('audit log (PRODUCT.md §16)', () => {
     });
 
     it('lets the operator narrow the whole log to an account, an application or an action', async () => {
-      const byApplication = (await t.http.get(`/admin/audit?application_id=${tenant.applicationId}`).set('Authorization', ADMIN_KEY).expect(200)).body;
+      const byApplication = (
+        await t.http.get(`/admin/audit?application_id=${tenant.applicationId}`).set('Authorization', ADMIN_KEY).expect(200)
+      ).body;
       expect(byApplication.data).toHaveLength(7);
       const byAccount = (await t.http.get(`/admin/audit?account_id=${tenant.accountId}`).set('Authorization', ADMIN_KEY).expect(200)).body;
       // The application's seven, with the account's own: the account and its key.
@@ -582,7 +637,14 @@ describe('audit log (PRODUCT.md §16)', () => {
           .expect(200)
       ).body;
       expect(combined.data).toHaveLength(1);
-      for (const query of ['?account_id=nope', '?application_id=0', '?application_id=2147483648', '?application_id=01', '?action=', '?cursor=aud_']) {
+      for (const query of [
+        '?account_id=nope',
+        '?application_id=0',
+        '?application_id=2147483648',
+        '?application_id=01',
+        '?action=',
+        '?cursor=aud_',
+      ]) {
         expectError(await t.http.get(`/admin/audit${query}`).set('Authorization', ADMIN_KEY), 400, '400-03');
       }
     });

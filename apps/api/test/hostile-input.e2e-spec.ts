@@ -361,7 +361,7 @@ describe('hostile input', () => {
         deliveryId: ids.next('dlv'),
         ignoresSubscription: true,
         idempotencyKey: null,
-      orderingKey: null,
+        orderingKey: null,
       });
       const events = t.app.get(EventRepository);
       // The first submit is written alone; the rest queue up behind it and share one statement.

@@ -101,7 +101,16 @@ describe('endpoint health in the worker', () => {
       new Date(Date.now() - 130 * HOUR_MS),
     ]);
     const audited = () =>
-      worker.sql<{ actor_type: string; actor_id: string; actor_prefix: string | null; action: string; account_id: string; request_id: string | null; changes: object; at: Date }>(
+      worker.sql<{
+        actor_type: string;
+        actor_id: string;
+        actor_prefix: string | null;
+        action: string;
+        account_id: string;
+        request_id: string | null;
+        changes: object;
+        at: Date;
+      }>(
         'SELECT actor_type, actor_id, actor_prefix, action, account_id, request_id, changes, at FROM audit_log WHERE application_id = $1',
         [app.applicationId],
       );

@@ -100,7 +100,13 @@ describe('retention', () => {
     ]);
 
     // Nothing left to remove: a second pass removes nothing.
-    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 });
+    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({
+      deliveries: 0,
+      attempts: 0,
+      events: 0,
+      portalLinks: 0,
+      auditRecords: 0,
+    });
   });
 
   it(`works through more than one batch (${RETENTION_BATCH_SIZE}) and passes over old events that still wait`, async () => {
@@ -136,7 +142,9 @@ describe('retention', () => {
     expect(removed).toMatchObject({ auditRecords: 2 });
     const left = await worker.sql<{ id: string }>(`SELECT id FROM audit_log WHERE id LIKE 'aud_retention_%' ORDER BY id`);
     expect(left.map((row) => row.id)).toEqual(['aud_retention_1', 'aud_retention_2', 'aud_retention_3']);
-    expect(await worker.inWorker(WorkerMetrics).registry.getSingleMetricAsString('herald_retention_rows_removed_total')).toMatch(/table="audit_log"} 2$/m);
+    expect(await worker.inWorker(WorkerMetrics).registry.getSingleMetricAsString('herald_retention_rows_removed_total')).toMatch(
+      /table="audit_log"} 2$/m,
+    );
   });
 
   it('does nothing while another process holds the retention lock', async () => {

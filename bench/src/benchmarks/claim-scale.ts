@@ -108,7 +108,8 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       });
       const scans = finishPlan.filter((line) => /Seq Scan on (deliveries|delivery_queue|delivery_attempts|webhooks)\b/.test(line));
       // A table of a few hundred rows is rightly read whole; with the large queue, never.
-      if (backlog === large && scans.length > 0) throw new Error(`the finish scans a table with ${backlog} queued:\n${finishPlan.join('\n')}`);
+      if (backlog === large && scans.length > 0)
+        throw new Error(`the finish scans a table with ${backlog} queued:\n${finishPlan.join('\n')}`);
       return { p50: percentile(times, 50), p99: percentile(times, 99), plan, finishPlan };
     };
     const few = await timeClaims(small, 'few');

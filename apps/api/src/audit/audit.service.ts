@@ -8,7 +8,12 @@ export class AuditService {
   constructor(private readonly auditLog: AuditLogRepository) {}
 
   async listForApplication(scope: ApplicationScope, query: ApplicationAuditQuery): Promise<Page<AuditRecordDto>> {
-    const found = await this.auditLog.listForApplication(scope, { action: query.action }, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor ?? null);
+    const found = await this.auditLog.listForApplication(
+      scope,
+      { action: query.action },
+      query.limit ?? DEFAULT_PAGE_SIZE,
+      query.cursor ?? null,
+    );
     return { items: found.items.map(toAuditDto), nextCursor: found.nextCursor };
   }
 

@@ -50,7 +50,10 @@ export class OperationalWebhookController {
   }
 
   @Get('secret')
-  @ApiOperation({ summary: 'Read the operational webhook’s signing secret', description: 'Verify notices with it (Standard Webhooks). Each read is an audit record (operational_webhook.secret_read).' })
+  @ApiOperation({
+    summary: 'Read the operational webhook’s signing secret',
+    description: 'Verify notices with it (Standard Webhooks). Each read is an audit record (operational_webhook.secret_read).',
+  })
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('OPERATIONAL_WEBHOOK_NOT_CONFIGURED')
   async secret(@CallerOf() caller: Caller): Promise<WebhookSecretResponse> {

@@ -59,7 +59,9 @@ export class OperationalWebhookService {
 
   /** Each read is recorded (`operational_webhook.secret_read`). */
   async secret(caller: Caller): Promise<WebhookSecretDto> {
-    return { secret: required(await this.operational.revealSecret(this.audit.entry(caller, 'operational_webhook.secret_read', NO_TARGET))) };
+    return {
+      secret: required(await this.operational.revealSecret(this.audit.entry(caller, 'operational_webhook.secret_read', NO_TARGET))),
+    };
   }
 }
 

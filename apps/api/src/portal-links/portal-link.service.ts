@@ -34,7 +34,12 @@ export class PortalLinkService {
     const now = this.clock.now();
     const lifetimeSeconds = request.expires_in_seconds ?? PORTAL_LINK_LIFETIME_SECONDS.default;
     const issued = issuePortalToken();
-    const created = { id: this.ids.next('ptl'), tokenHash: issued.hash, expiresAt: new Date(now.getTime() + lifetimeSeconds * 1000), createdAt: now };
+    const created = {
+      id: this.ids.next('ptl'),
+      tokenHash: issued.hash,
+      expiresAt: new Date(now.getTime() + lifetimeSeconds * 1000),
+      createdAt: now,
+    };
     const record = this.audit.entry(
       caller,
       'portal_link.created',

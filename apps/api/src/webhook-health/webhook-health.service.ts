@@ -30,9 +30,7 @@ export class WebhookHealthService {
         caller,
         'webhook.disabled',
         scope,
-        changed
-          ? auditChanges(stateFields(before), { state: 'disabled', disabled_at: now.toISOString(), disabled_reason: 'manual' })
-          : {},
+        changed ? auditChanges(stateFields(before), { state: 'disabled', disabled_at: now.toISOString(), disabled_reason: 'manual' }) : {},
       ),
     );
     return this.toDto(scope, status);

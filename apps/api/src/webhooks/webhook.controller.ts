@@ -55,7 +55,10 @@ export class WebhookController {
   }
 
   @Get('secret')
-  @ApiOperation({ summary: 'Read the signing secret', description: 'The secret new signatures are made with. Each read is an audit record (webhook.secret_read).' })
+  @ApiOperation({
+    summary: 'Read the signing secret',
+    description: 'The secret new signatures are made with. Each read is an audit record (webhook.secret_read).',
+  })
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
   async secret(@OwnedApplication() scope: ApplicationScope, @CallerOf() caller: Caller): Promise<WebhookSecretResponse> {

@@ -64,10 +64,19 @@ export class WebhookService {
         scope,
         auditChanges(webhookAuditFields(before), webhookAuditFields(webhook), isHeaderField),
       );
-      const saved = await this.webhooks.upsert(scope, webhook, before, { id: this.ids.next('sec'), secret: generateWebhookSecret() }, record);
+      const saved = await this.webhooks.upsert(
+        scope,
+        webhook,
+        before,
+        { id: this.ids.next('sec'), secret: generateWebhookSecret() },
+        record,
+      );
       if (saved !== 'changed') return toWebhookDto(saved);
     }
-    throw new AppError('CONFLICT', `The webhook of application ${scope.applicationId} is being changed by other requests; send yours again.`);
+    throw new AppError(
+      'CONFLICT',
+      `The webhook of application ${scope.applicationId} is being changed by other requests; send yours again.`,
+    );
   }
 
   async get(scope: ApplicationScope): Promise<WebhookConfigDto> {

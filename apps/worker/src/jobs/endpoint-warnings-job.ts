@@ -39,7 +39,9 @@ export class EndpointWarningsJob extends PeriodicJob {
       noticeIds,
     );
     for (const applicationId of failing) {
-      this.logger.warn(`the webhook of application ${applicationId} has failed for ${hours / 2} hours; it is disabled at ${hours} unless an attempt succeeds`);
+      this.logger.warn(
+        `the webhook of application ${applicationId} has failed for ${hours / 2} hours; it is disabled at ${hours} unless an attempt succeeds`,
+      );
     }
     return { recovered, failing };
   }

@@ -28,4 +28,3 @@ export function auditCreateData(entry: AuditEntry): Prisma.AuditRecordUncheckedC
 export async function createAudit(tx: Prisma.TransactionClient, entry: AuditEntry | null): Promise<void> {
   if (entry !== null) await tx.auditRecord.create({ data: auditCreateData(entry), select: { id: true } });
 }
-

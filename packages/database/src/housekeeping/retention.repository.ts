@@ -135,7 +135,7 @@ export class RetentionRepository {
       );
       if (options.auditCutoff) {
         const auditCutoff = options.auditCutoff;
-        for (let removed = batchSize; removed === batchSize; ) {
+        for (let removed = batchSize; removed === batchSize;) {
           removed = await paced(
             async () => (await sql(REMOVE_AUDIT_SQL, [auditCutoff, batchSize])).length,
             (auditRecords) => ({ ...none, auditRecords }),

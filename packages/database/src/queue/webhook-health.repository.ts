@@ -275,7 +275,9 @@ export class WebhookHealthRepository {
 
 /** The webhook's health, its row locked until the transaction ends; null without a webhook. */
 async function lockStatus(sql: SqlQuery, applicationId: number): Promise<WebhookStatusRecord | null> {
-  const [row] = await sql<WebhookStatusRecord>(`SELECT ${STATUS_COLUMNS} FROM webhooks WHERE application_id = $1 FOR UPDATE`, [applicationId]);
+  const [row] = await sql<WebhookStatusRecord>(`SELECT ${STATUS_COLUMNS} FROM webhooks WHERE application_id = $1 FOR UPDATE`, [
+    applicationId,
+  ]);
   return row ?? null;
 }
 
