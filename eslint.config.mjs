@@ -98,13 +98,17 @@ export default tseslint.config(
   },
   {
     // The console runs in the browser (its test/ and scripts/ in Node). Its schedule preview takes
-    // the retry policy straight from packages/core's source file: that file imports nothing, so
-    // the browser gets the very function the worker uses (see apps/console/README.md).
+    // the retry policy straight from packages/core's source file, and its filter editor the
+    // subscription-filter checker: those files import nothing outside core/src/filters, so the
+    // browser gets the very functions the worker and the api use (see apps/console/README.md).
     files: ['apps/console/**'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     rules: {
       'no-restricted-imports': restrict(
-        { regex: '^@herald/(?!core/src/retry/retry-policy$)[^/]+/(dist|src)(/.*)?$', message: deepImports.message },
+        {
+          regex: '^@herald/(?!core/src/(retry/retry-policy|filters/subscription-filter)$)[^/]+/(dist|src)(/.*)?$',
+          message: deepImports.message,
+        },
         otherApps,
       ),
     },

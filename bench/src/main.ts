@@ -5,6 +5,7 @@ import { memory, workerScale } from './benchmarks/backlog';
 import { deliveryLatency, deliveryThroughput, keyedPublishes, orderedDelivery, retryTiming } from './benchmarks/delivery';
 import { embedded } from './benchmarks/embedded';
 import { eventSchemas } from './benchmarks/event-schemas';
+import { subscriptionFilters } from './benchmarks/subscription-filters';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
@@ -24,6 +25,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'keyed-publishes': keyedPublishes,
   'ordered-delivery': orderedDelivery,
   'event-schemas': eventSchemas,
+  'subscription-filters': subscriptionFilters,
   peers,
   'retry-timing': retryTiming,
   memory,

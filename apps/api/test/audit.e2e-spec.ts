@@ -99,6 +99,23 @@ const SCENARIOS: Record<string, Scenario> = {
     setup: async (c) => void (await c.call('put', tenantPath(c, '/webhook/subscription/acw_start')).send({}).expect(200)),
     run: (c) => c.call('delete', tenantPath(c, '/webhook/subscription/acw_start')),
   },
+  'PUT /application/{application_id}/webhook/subscription/{subscription}/filter': {
+    action: 'subscription.filter_updated',
+    target: 'application',
+    as: 'account',
+    setup: async (c) => void (await c.call('put', tenantPath(c, '/webhook/subscription/acw_start')).send({}).expect(200)),
+    run: (c) => c.call('put', tenantPath(c, '/webhook/subscription/acw_start/filter')).send({ filter: { 'queue.id': 'q-1' } }),
+  },
+  'DELETE /application/{application_id}/webhook/subscription/{subscription}/filter': {
+    action: 'subscription.filter_deleted',
+    target: 'application',
+    as: 'account',
+    setup: async (c) => {
+      await c.call('put', tenantPath(c, '/webhook/subscription/acw_start')).send({}).expect(200);
+      await c.call('put', tenantPath(c, '/webhook/subscription/acw_start/filter')).send({ filter: { 'queue.id': 'q-1' } }).expect(200);
+    },
+    run: (c) => c.call('delete', tenantPath(c, '/webhook/subscription/acw_start/filter')),
+  },
   'POST /application/{application_id}/portal_links': {
     action: 'portal_link.created',
     target: 'application',
@@ -191,6 +208,7 @@ const NOT_AUDITED: Record<string, string> = {
   'POST /application/{application_id}/webhook/test': 'publishes a test event',
   'POST /application/{application_id}/deliveries/{delivery_id}/retry': 'one more attempt of a delivery',
   'POST /application/{application_id}/deliveries/recover': 'more attempts of failed deliveries',
+  'POST /application/{application_id}/webhook/subscription/{subscription}/filter/test': 'tries a filter on stored events, changing nothing',
 };
 
 /** Reads that are audited: handing out a signing secret is handing out trust. */
@@ -407,6 +425,20 @@ describe('audit log (PRODUCT.md §16)', () => {
         'webhook.created',
         'application.created',
       ]);
+    });
+
+    it('records a subscription filter as it was set, keys an Object.prototype member names included, and its removal', async () => {
+      const tenant = await t.fixtures.tenantWithWebhook();
+      const sub = `/application/${tenant.applicationId}/webhook/subscription/acw_start`;
+      await t.http.put(sub).set('Authorization', tenant.key).send({}).expect(200);
+      const filter = JSON.parse('{"$or":[{"queue.id":"q-1"},{"__proto__":{"$exists":true}}]}');
+      await t.http.put(`${sub}/filter`).set('Authorization', tenant.key).set('Content-Type', 'application/json').send(JSON.stringify({ filter })).expect(200);
+      await t.http.delete(`${sub}/filter`).set('Authorization', tenant.key).expect(200);
+      const [removed, set] = await recordsOf(tenant.applicationId);
+      expect(set).toMatchObject({ action: 'subscription.filter_updated' });
+      expect(JSON.stringify(set.changes)).toBe(JSON.stringify({ 'acw_start.filter': [null, filter] }));
+      expect(removed).toMatchObject({ action: 'subscription.filter_deleted' });
+      expect(JSON.stringify(removed.changes)).toBe(JSON.stringify({ 'acw_start.filter': [filter, null] }));
     });
 
     it('records an API key by id, name and prefix, and its revocation by its id', async () => {

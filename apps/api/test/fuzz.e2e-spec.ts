@@ -22,6 +22,8 @@ jest.setTimeout(Math.max(120_000, RUNS * 60));
 
 /** An answer from an event type's schema compiler or payload validator: a place inside a schema or an example, or 400-08. */
 const SCHEMA_ANSWER = /"field":"(schema|example)\/|"code":"400-08"|"message":"strict mode:/;
+/** An answer from the subscription filters' checker (a place inside a filter) or their test route (PRODUCT.md §14). */
+const FILTER_ANSWER = /"field":"filter[.[]|"field":"filter"|"matched_ids":/;
 
 describe('fuzzing every route (PRODUCT.md §2)', () => {
   let t: TestApp;
@@ -110,12 +112,14 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
     const statuses = new Map<number, number>();
     const succeeded = new Set<string>();
     let schemaAnswers = 0;
+    let filterAnswers = 0;
     await fc.assert(
       fc.asyncProperty(requestArbitrary(document, targets), async (request) => {
         const mutating = !['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(request.method);
         const before = mutating ? await storedState() : null;
         const res = await send(request);
         if (SCHEMA_ANSWER.test(res.text)) schemaAnswers++;
+        if (FILTER_ANSWER.test(res.text)) filterAnswers++;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status < 300) succeeded.add(request.operation);
         const what = `${request.method} ${request.path.slice(0, 200)}`;
@@ -127,6 +131,7 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
+    console.log(`fuzz: ${schemaAnswers} answers from event-type schemas, ${filterAnswers} from subscription filters`);
     console.log(`fuzz: answers by status ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
     // The run reached past validation: requests that worked, on most operations (a fuzzed DELETE
     // or revocation may leave the rest of one operation answering 404 or 403, by design).
@@ -134,6 +139,8 @@ describe('fuzzing every route (PRODUCT.md §2)', () => {
     expect(succeeded.size).toBeGreaterThanOrEqual(Math.min(operations.size, RUNS / 100) * 0.6);
     // It reached the event-type schemas' compiler and validator (PRODUCT.md §15), not only the DTO's checks.
     expect(schemaAnswers).toBeGreaterThan(0);
+    // And the subscription filters' checker and test route (PRODUCT.md §14), past the DTO's checks.
+    expect(filterAnswers).toBeGreaterThan(0);
     expect((await send({ method: 'GET', path: '/healthz', headers: {}, operation: 'GET /healthz' })).status).toBe(200);
   });
 

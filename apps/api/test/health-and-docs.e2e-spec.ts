@@ -45,6 +45,7 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['get', '/error_codes', null],
   ['get', '/error_codes/{code}', null],
   ['get', '/event_types', null],
+  ['get', '/event_types/{name}', null],
   ['get', '/applications', null],
   ['get', '/application/{application_id}', null],
   ['put', '/admin/operational_webhook', 'UpsertOperationalWebhookRequest'],
@@ -63,6 +64,7 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['post', '/admin/api_keys', 'CreateApiKeyRequest'],
   ['delete', '/admin/api_keys/{id}', null],
   ['post', '/admin/event_types', 'CreateEventTypeRequest'],
+  ['put', '/admin/event_types/{name}', 'UpdateEventTypeRequest'],
 ];
 
 /** The probes orchestrators and Prometheus call without a key, with the media type of their 200. */

@@ -360,6 +360,7 @@ describe('hostile input', () => {
         createdAt: new Date(),
         deliveryId: ids.next('dlv'),
         ignoresSubscription: true,
+        filteredOut: false,
         idempotencyKey: null,
         orderingKey: null,
       });

@@ -269,7 +269,13 @@ describe('customer portal links (POST/DELETE /application/{id}/portal_links)', (
         } else {
           // Beyond its application only the catalogues (GET /event_types, GET /error_codes…).
           answer(operation, 'catalogue', await call(operation, 0));
-          expectAnswer(operation, 'catalogue', operation.path.startsWith('/error_codes/') ? '404-04' : '200');
+          // One entry of a catalogue, under the walk's placeholder name: read, and not found.
+          const notFound = operation.path.startsWith('/error_codes/')
+            ? '404-04'
+            : operation.path.startsWith('/event_types/')
+              ? '404-08'
+              : null;
+          expectAnswer(operation, 'catalogue', notFound ?? '200');
         }
       }
       expect(answers).toEqual(expected);

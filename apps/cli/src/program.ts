@@ -4,6 +4,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, oneLine, UsageError } from './cli-erro
 import { registerAdminCommands } from './commands/admin';
 import { API_OPTIONS_HEADING, ApiDefaults, ApiOptions, connect } from './commands/api-command';
 import { registerDeliveryCommands } from './commands/deliveries';
+import { registerSubscriptionCommands } from './commands/subscriptions';
 
 /** What main.ts hands the commands: the environment, parsed only when a command needs it. */
 export interface HeraldContext {
@@ -116,6 +117,7 @@ function buildProgram(context: HeraldContext, exitWith: (code: number) => void):
     });
   registerAdminCommands(program, api);
   registerDeliveryCommands(program, api);
+  registerSubscriptionCommands(program, api);
 
   oneLineErrors(program);
   return program;

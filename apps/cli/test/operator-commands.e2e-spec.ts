@@ -51,8 +51,16 @@ const COMMANDS = [
   ['deliveries', 'get'],
   ['deliveries', 'retry'],
   ['deliveries', 'recover'],
+  ['subscriptions'],
+  ['subscriptions', 'filter'],
+  ['subscriptions', 'filter', 'get'],
+  ['subscriptions', 'filter', 'set'],
+  ['subscriptions', 'filter', 'test'],
+  ['subscriptions', 'filter', 'remove'],
 ];
-const API_COMMANDS = COMMANDS.filter((words) => words.length === 2 && !['migration'].includes(words[0]));
+const API_COMMANDS = COMMANDS.filter(
+  (words) => (words.length === 2 && !['migration', 'subscriptions'].includes(words[0])) || words.length === 3,
+);
 
 /** PRODUCT.md §9 and §6: the operator's cli, as a process against the running api and worker. */
 describe('herald operator commands', () => {
@@ -129,6 +137,7 @@ describe('herald operator commands', () => {
         'webhook',
         'events',
         'deliveries',
+        'subscriptions',
       ]) {
         expect(stdout).toMatch(new RegExp(`^  ${command.replace('|', '\\|')}\\b`, 'm'));
       }
@@ -569,6 +578,39 @@ describe('herald operator commands', () => {
       expect(await fails(1, 'events', 'publish', 'acw_start', '--application', String(APP), '--ordering-key', 'x'.repeat(256))).toMatch(
         /^herald: 400-02 /,
       );
+    });
+
+    it('subscriptions filter get, set, test and remove, inline or from a file (PRODUCT.md §14)', async () => {
+      const app = ['--application', String(APP)];
+      for (const n of [1, 2, 3]) await api('POST', `/application/${APP}/events`, { event: 'acw_start', payload: { n } });
+      expect(await json('subscriptions', 'filter', 'get', 'acw_start', ...app)).toEqual({ event: 'acw_start', filter: null });
+
+      const file = join(mkdtempSync(join(tmpdir(), 'herald-cli-filter-')), 'filter.json');
+      writeFileSync(file, '{"n": {"$gte": 2}}');
+      const tried = await json('subscriptions', 'filter', 'test', 'acw_start', file, '--limit', '3', ...app);
+      expect(tried).toEqual({ tested: 3, matched: 2, matched_ids: [expect.stringMatching(/^evt_/), expect.stringMatching(/^evt_/)] });
+      expect(await json('subscriptions', 'filter', 'get', 'acw_start', ...app)).toEqual({ event: 'acw_start', filter: null });
+
+      expect(await json('subscriptions', 'filter', 'set', 'acw_start', '{"n": {"$gte": 2}}', ...app)).toEqual({
+        event: 'acw_start',
+        filter: { n: { $gte: 2 } },
+      });
+      expect(readItem((await succeeds('subscriptions', 'filter', 'get', 'acw_start', ...app)).stdout)).toMatchObject({
+        event: 'acw_start',
+        'filter.n.$gte': '2',
+      });
+      expect(await json('subscriptions', 'filter', 'test', 'acw_start', '--limit', '3', ...app)).toMatchObject({ tested: 3, matched: 2 });
+      const filtered = await api('POST', `/application/${APP}/events`, { event: 'acw_start', payload: { n: 1 } });
+      expect(filtered.body.data.deliveries).toEqual([]);
+
+      // The api judges the filter (exit 1, naming the place); text that is not JSON never leaves the cli (exit 2).
+      expect(await fails(1, 'subscriptions', 'filter', 'set', 'acw_start', '{"n": {"$regex": "^1"}}', ...app)).toMatch(
+        /^herald: 400-02 filter\.n\.\$regex /,
+      );
+      expect(await fails(2, 'subscriptions', 'filter', 'set', 'acw_start', '{nope', ...app)).toMatch(/not JSON/);
+      expect(await fails(1, 'subscriptions', 'filter', 'get', 'voice_campaign_activate', ...app)).toMatch(/^herald: 404-03 /);
+
+      expect(await json('subscriptions', 'filter', 'remove', 'acw_start', ...app)).toEqual({ event: 'acw_start', filter: null });
     });
   });
 

@@ -903,6 +903,119 @@ describe('the console in Chromium', () => {
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);
   });
+  it("edits, tests and removes a subscription's payload filter, in the console and the portal (PRODUCT.md §14)", async () => {
+    await adminCall('PUT', `/application/${APP_ID}/webhook`, { url: sink.url('/hook'), retry_enabled: 0 });
+    // A type of its own, so the events other tests publish are not among those tried.
+    await adminCall('POST', '/admin/event_types', { name: 'call.ended', description: 'A call ended.' });
+    await adminCall('PUT', `/application/${APP_ID}/webhook/subscription/call.ended`, {});
+    const published: string[] = [];
+    for (const [queue, priority] of [
+      ['q-sales', 1],
+      ['q-sales', 4],
+      ['q-support', 5],
+      ['q-sales', 3],
+      ['q-billing', 2],
+    ] as const) {
+      const res = await adminCall('POST', `/application/${APP_ID}/events`, {
+        event: 'call.ended',
+        payload: { queue: { id: queue }, priority },
+      });
+      published.unshift(res.data.id);
+    }
+    const link = (await adminCall('POST', `/application/${APP_ID}/portal_links`, {})).data as { url: string };
+    const storedFilter = async () => (await adminCall('GET', `/application/${APP_ID}/webhook/subscription/call.ended/filter`)).data.filter;
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const operator = await context.newPage();
+    const portalContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const portal = await portalContext.newPage();
+    watch(operator);
+    watch(portal);
+    try {
+      await operator.goto(`${base}/console`);
+      await operator.getByLabel('API key').fill(ADMIN_KEY);
+      await operator.getByRole('button', { name: 'Sign in' }).click();
+      await operator.goto(`${base}/console#/applications/${APP_ID}/subscriptions`);
+      await operator.getByRole('button', { name: 'Every event — edit the filter of call.ended' }).click();
+      const editor = operator.getByRole('region', { name: 'Filter of call.ended' });
+      const box = editor.getByLabel('Filter (JSON)');
+      await editor.getByText('No filter: every event').waitFor();
+
+      // Checked as it is typed, by the rules the API applies, each problem named by its place.
+      await box.fill('{"queue.id": {"$regex": "^q-s"}, "priority": {"$gte": "3", "$size": 1}}');
+      const problemList = editor.getByRole('list', { name: 'Problems in the filter' });
+      await problemList.getByText(/^filter\.queue\.id\.\$regex is not an allowed operator/).waitFor();
+      await problemList.getByText(/^filter\.priority\.\$size is not an allowed operator/).waitFor();
+      expect(await editor.getByRole('button', { name: 'Save filter' }).isDisabled()).toBe(true);
+      await shot('subscription-filter-invalid-light', operator);
+
+      // Tried on the latest events before saving: how many match, and which.
+      await box.fill('{\n  "queue.id": "q-sales",\n  "priority": { "$gte": 3 }\n}');
+      await editor.getByRole('button', { name: 'Test filter' }).click();
+      const result = editor.getByRole('status', { name: 'Filter test result' });
+      await result.getByText(/2 of 5/).waitFor();
+      const matches = result.getByRole('list', { name: 'Matching events' }).getByRole('link');
+      expect(await matches.allTextContents()).toEqual([published[1], published[3]]);
+      expect(await storedFilter()).toBeNull(); // testing stores nothing
+      await shot('subscription-filter-test-light', operator);
+
+      await editor.getByRole('button', { name: 'Save filter' }).click();
+      await editor.getByText('Saved', { exact: true }).waitFor();
+      expect(await storedFilter()).toEqual({ 'queue.id': 'q-sales', priority: { $gte: 3 } });
+      await operator.getByRole('button', { name: 'Filtered — edit the filter of call.ended' }).waitFor();
+      const refused = await adminCall('POST', `/application/${APP_ID}/events`, {
+        event: 'call.ended',
+        payload: { queue: { id: 'q-sales' }, priority: 1 },
+      });
+      expect(refused.data.deliveries).toEqual([]);
+      await operator.emulateMedia({ colorScheme: 'dark' });
+      await shot('subscription-filter-saved-dark', operator);
+      await operator.setViewportSize({ width: 390, height: 844 });
+      expect(await overflowing(operator)).toEqual([]);
+      expect(await pageWidth(operator)).toBeLessThanOrEqual(390);
+      await shot('subscription-filter-saved-dark-390', operator);
+      await operator.setViewportSize({ width: 1280, height: 860 });
+      await operator.emulateMedia({ colorScheme: 'light' });
+
+      // Removing asks first, and says what changes.
+      await editor.getByRole('button', { name: 'Remove filter of call.ended' }).click();
+      const confirm = operator.getByRole('dialog', { name: 'Remove the filter of call.ended?' });
+      await confirm.getByText(/Every call.ended event is delivered again/).waitFor();
+      await shot('subscription-filter-remove-confirm-light', operator);
+      await confirm.getByRole('button', { name: 'Remove filter' }).click();
+      await editor.getByText('No filter: every event').waitFor();
+      expect(await storedFilter()).toBeNull();
+
+      // The portal: the customer edits, tests and saves the same filter on their own page.
+      await portal.goto(`${base}${link.url}`);
+      await portal.getByLabel('Target URL').waitFor();
+      await tab('Subscriptions', portal).click();
+      await portal.getByRole('button', { name: 'Every event — edit the filter of call.ended' }).click();
+      const portalEditor = portal.getByRole('region', { name: 'Filter of call.ended' });
+      await portalEditor.getByLabel('Filter (JSON)').fill('{"$or": [{"queue.id": "q-support"}, {"priority": {"$lt": 2}}]}');
+      await portalEditor.getByRole('button', { name: 'Test filter' }).click();
+      // Six events now: the one the saved filter kept from the receiver is tried too.
+      await portalEditor
+        .getByRole('status', { name: 'Filter test result' })
+        .getByText(/3 of 6/)
+        .waitFor();
+      await portalEditor.getByRole('button', { name: 'Save filter' }).click();
+      await portalEditor.getByText('Saved', { exact: true }).waitFor();
+      expect(await storedFilter()).toEqual({ $or: [{ 'queue.id': 'q-support' }, { priority: { $lt: 2 } }] });
+      await shot('portal-subscription-filter-light', portal);
+      await portal.setViewportSize({ width: 390, height: 844 });
+      await portal.emulateMedia({ colorScheme: 'dark' });
+      expect(await overflowing(portal)).toEqual([]);
+      await shot('portal-subscription-filter-dark-390', portal);
+    } finally {
+      await context.close();
+      await portalContext.close();
+      await adminCall('DELETE', `/application/${APP_ID}/webhook/subscription/call.ended/filter`);
+    }
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+
   it('shows the audit log newest first, with filters and paging, in the console, the operator’s whole log and the portal; and a failing endpoint’s deadline', async () => {
     const AUDITED = 11;
     const accountId = (await adminCall('GET', `/admin/applications/${APP_ID}`)).data.account_id as string;

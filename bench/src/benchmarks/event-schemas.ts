@@ -41,7 +41,7 @@ export const TWENTY_PROPERTY_SCHEMA = {
 };
 
 /** A payload with all 20 properties, valid against TWENTY_PROPERTY_SCHEMA. */
-function payload(i: number): Record<string, unknown> {
+export function payload(i: number): Record<string, unknown> {
   return {
     call_id: `c-${i}`,
     agent_id: `a-${i % 97}`,

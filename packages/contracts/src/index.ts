@@ -11,6 +11,7 @@ export * from './errors/quote-input';
 export * from './event-types/event-type.dto';
 export * from './events/event.dto';
 export * from './subscriptions/subscription.dto';
+export * from './subscriptions/subscription-filter.dto';
 export * from './validation/coded-constraint';
 export * from './validation/free-form';
 export * from './validation/webhook-headers';

@@ -10,6 +10,8 @@ export * from './delivery/webhook-body';
 export * from './destinations/destination-policy';
 export * from './event-types/event-type-name';
 export * from './events/idempotency';
+export * from './filters/payload-values';
+export * from './filters/subscription-filter';
 export * from './health/auto-disable';
 export * from './ids/application-id';
 export * from './ids/id-generator';

@@ -39,6 +39,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypeSchemas } from '../event-types/event-type-schemas';
 import { asDetails } from '../event-types/event-type.service';
+import { SubscriptionFilters } from '../subscriptions/subscription-filters';
 
 @Injectable()
 export class EventService {
@@ -47,19 +48,22 @@ export class EventService {
     private readonly eventLog: EventLogRepository,
     private readonly webhooks: WebhookRepository,
     private readonly schemas: EventTypeSchemas,
+    private readonly filters: SubscriptionFilters,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
   /**
-   * Stores the event and its delivery (when subscribed) before answering: an accepted event is
-   * never lost. Under an idempotency key already held, the same request gets the first answer
-   * again and another request a 400-07 (core's repeatedKeyOutcome).
+   * Stores the event and its delivery (when subscribed, and the subscription's filter passes the
+   * payload) before answering: an accepted event is never lost. Under an idempotency key already
+   * held, the same request gets the first answer again and another request a 400-07 (core's
+   * repeatedKeyOutcome).
    */
   async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
     const event = this.toNewEvent(request, '');
     const mismatch = await this.schemaMismatch(request, '');
     if (mismatch) throw schemaMismatchError([mismatch]);
+    event.filteredOut = !(await this.filters.passes(scope, request.event, request.payload));
     const idempotency = claimOf(request);
     return toDto(answerOf(await this.events.publish(scope, event, idempotency), event, idempotency, ''));
   }
@@ -75,6 +79,9 @@ export class EventService {
     const mismatches = await Promise.all(request.events.map((item, i) => this.schemaMismatch(item, `events[${i}].`)));
     const refused = mismatches.filter((mismatch) => mismatch !== null);
     if (refused.length > 0) throw schemaMismatchError(refused);
+    for (let i = 0; i < items.length; i++) {
+      items[i].event.filteredOut = !(await this.filters.passes(scope, request.events[i].event, request.events[i].payload));
+    }
     let reusedAt = -1;
     const stored = await this.events.publishBatch(scope, items, (results) => {
       reusedAt = results.findIndex((result, i) => isReused(result, items[i].idempotency));
@@ -139,11 +146,21 @@ export class EventService {
     return { ...toSummary(event), payload: JSON.parse(event.payload) as Record<string, unknown> };
   }
 
-  /** A new delivery of a stored event, under the webhook and subscription as they are now. */
+  /**
+   * A new delivery of a stored event, under the webhook, subscription and filter as they are now
+   * (exactly what a publish of it now would make).
+   */
   async replay(scope: ApplicationScope, id: string): Promise<PublishedEventDto> {
-    const replayed = isIdOf('evt', id)
-      ? await this.events.replay(scope, id, { id: this.ids.next('dlv'), createdAt: this.clock.now(), testEventType: TEST_EVENT_TYPE })
-      : null;
+    const stored = isIdOf('evt', id) ? await this.eventLog.find(scope, id) : null;
+    if (!stored) throw notFound(scope, id);
+    const filteredOut =
+      stored.eventType !== TEST_EVENT_TYPE && !(await this.filters.passes(scope, stored.eventType, JSON.parse(stored.payload)));
+    const replayed = await this.events.replay(scope, id, {
+      id: this.ids.next('dlv'),
+      createdAt: this.clock.now(),
+      testEventType: TEST_EVENT_TYPE,
+      filteredOut,
+    });
     if (!replayed) throw notFound(scope, id);
     return toDto(replayed);
   }
@@ -164,6 +181,7 @@ export class EventService {
       createdAt: this.clock.now(),
       deliveryId: this.ids.next('dlv'),
       ignoresSubscription,
+      filteredOut: false,
     };
   }
 }

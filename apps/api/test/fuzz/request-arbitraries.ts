@@ -157,6 +157,33 @@ const HOSTILE_JSON_SCHEMAS: Record<string, unknown>[] = [
   { type: 'object', properties: { n: { type: 'number', multipleOf: 1e-308 } }, required: ['toString', 'hasOwnProperty'] },
 ];
 
+/**
+ * Subscription filters (PRODUCT.md §14) that each try a way out of the language's bounds: an
+ * operator outside the subset, a backtracking pattern, more levels, conditions, `$in` values or
+ * bytes than allowed, names Object.prototype carries, malformed paths, operators hidden in a value.
+ */
+const HOSTILE_FILTERS: Record<string, unknown>[] = [
+  { $where: 'sleep(1000)' },
+  { 'queue.id': { $regex: '^(a+)+$' } },
+  { $expr: { $gt: ['$a', '$b'] } },
+  Array.from({ length: 12 }).reduce<Record<string, unknown>>((inner) => ({ $not: inner }), { a: 1 }),
+  { tags: { $in: Array.from({ length: 101 }, (_, i) => i) } },
+  Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, i])),
+  { s: 'x'.repeat(5000) },
+  objectFrom([
+    ['__proto__', { $gt: 1 }],
+    ['constructor.prototype', { $exists: true }],
+    ['toString', { $ne: null }],
+  ]),
+  { $or: [] },
+  { $and: [{ a: 1 }, 'b'] },
+  { 'a..b': 1, '': 2 },
+  { a: { $in: [[[[[[[[1]]]]]]]] } },
+  { queue: { id: { $gt: 5 } } },
+  { a: { $gt: 1, b: 2 } },
+  { n: { $gte: 3 }, $or: [{ vip: true }, { 'tags.0': { $nin: ['x'] } }] },
+];
+
 export function operationsOf(document: Schema): Operation[] {
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Schema>(document.paths)) {
@@ -189,7 +216,12 @@ export function requestArbitrary(document: Schema, targets: FuzzTargets): fc.Arb
     // An object the document shows as an example (an event type's schema, an example payload) is
     // sent as it is too, so requests get past validation into what the object does.
     if (isObjectSchema(schema) && typeof schema.example === 'object' && schema.example !== null && !Array.isArray(schema.example)) {
-      const hostile = name === 'schema' ? [{ weight: 2, arbitrary: fc.constantFrom(...HOSTILE_JSON_SCHEMAS) }] : [];
+      const hostile =
+        name === 'schema'
+          ? [{ weight: 2, arbitrary: fc.constantFrom(...HOSTILE_JSON_SCHEMAS) }]
+          : name === 'filter'
+            ? [{ weight: 2, arbitrary: fc.constantFrom(...HOSTILE_FILTERS) }]
+            : [];
       return fc.oneof({ weight: 3, arbitrary: fc.constant(schema.example) }, ...hostile, {
         weight: 3,
         arbitrary: fittingObject(schema, depth),

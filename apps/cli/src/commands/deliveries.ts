@@ -35,15 +35,15 @@ const EVENT_COLUMNS = [
 
 const APPLICATION_KEY_HELP = "an admin key, or an API key of the application's account (default $HERALD_ADMIN_KEY)";
 
-type ApplicationOptions = ApiOptions & { application: string };
+export type ApplicationOptions = ApiOptions & { application: string };
 
 /** A command on one application's routes: it needs --application, and takes the account's key too. */
-function applicationCommand(parent: Command, spec: ApiCommandSpec): Command {
+export function applicationCommand(parent: Command, spec: ApiCommandSpec): Command {
   return apiCommand(parent, { keyHelp: APPLICATION_KEY_HELP, ...spec }).requiredOption('--application <application-id>', 'the application');
 }
 
 /** The path parameter every application route takes: --application, as the operator typed it. */
-const application = (options: ApplicationOptions) => ({ application_id: operatorsValue<number>(options.application) });
+export const application = (options: ApplicationOptions) => ({ application_id: operatorsValue<number>(options.application) });
 
 /** The operator's view of one application: its webhook and its health, its events, its delivery log, retries and recovery. */
 export function registerDeliveryCommands(program: Command, connect: (options: ApiOptions) => HeraldApi): void {

@@ -24,3 +24,8 @@ export function jsonObjectFile(path: string): Record<string, unknown> {
   }
   return jsonObject(text, path);
 }
+
+/** A JSON object written on the command line (`'{"queue.id": "q-1"}'`) or, when it does not start with `{`, a file holding one. */
+export function jsonObjectInlineOrFile(text: string): Record<string, unknown> {
+  return text.trimStart().startsWith('{') ? jsonObject(text, 'the text') : jsonObjectFile(text);
+}

@@ -26,6 +26,8 @@ export const ACTION_WORDS: Record<AuditAction, string> = {
   'subscription.created': 'Subscription added',
   'subscription.updated': 'Subscription changed',
   'subscription.deleted': 'Subscription deleted',
+  'subscription.filter_updated': 'Subscription filter set',
+  'subscription.filter_deleted': 'Subscription filter removed',
   'portal_link.created': 'Portal link created',
   'portal_links.revoked': 'Portal links revoked',
   'operational_webhook.created': 'Operational webhook set',

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { HeraldApiError, type Schemas } from '@herald/client';
@@ -6,6 +6,7 @@ import { api, call } from '../api/client';
 import { ConfirmButton, confirmMutation } from '../components/ConfirmButton';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EventTypeCatalogue, EventTypeDetails } from '../components/EventTypeCatalogue';
+import { FilterEditor, filterQueryKey } from '../components/FilterEditor';
 import { useApplicationId } from './ApplicationLayout';
 
 type Flags = Schemas['SubscriptionFlagsDto'];
@@ -14,6 +15,8 @@ export function SubscriptionsPage() {
   const id = useApplicationId();
   const queryClient = useQueryClient();
   const [choice, setChoice] = useState('');
+  /** The subscription whose filter is open for editing. */
+  const [editing, setEditing] = useState<string | null>(null);
   // Bumped when a change is refused, so the toggles go back to the stored flags.
   const [refusals, setRefusals] = useState(0);
   const path = { params: { path: { application_id: id } } };
@@ -57,6 +60,18 @@ export function SubscriptionsPage() {
     );
   }
   const current = Object.entries(subscriptions.data?.subscriptions ?? {});
+  // Each subscription's filter, for the "Filter" column (the seed's map does not carry it).
+  const filters = useQueries({
+    queries: current.map(([event]) => ({
+      queryKey: filterQueryKey(id, event),
+      queryFn: () =>
+        call(
+          api.GET('/application/{application_id}/webhook/subscription/{subscription}/filter', {
+            params: { path: { application_id: id, subscription: event } },
+          }),
+        ),
+    })),
+  });
   const available = (catalogue.data?.data ?? []).filter((type) => !(subscriptions.data?.subscriptions ?? {})[type.name]);
   const chosen = available.find((type) => type.name === choice);
   return (
@@ -75,13 +90,14 @@ export function SubscriptionsPage() {
                   <th scope="col">Event</th>
                   <th scope="col">Ensure delivery</th>
                   <th scope="col">Active</th>
+                  <th scope="col">Filter</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
-                {current.map(([event, flags]) => (
+                {current.map(([event, flags], i) => (
                   <tr key={event}>
                     <td>
                       <code>{event}</code>
@@ -103,6 +119,18 @@ export function SubscriptionsPage() {
                       />
                     </td>
                     <td>
+                      <button
+                        type="button"
+                        className="button subtle small filter-state"
+                        aria-expanded={editing === event}
+                        aria-controls={editing === event ? `filter-editor-${event}` : undefined}
+                        onClick={() => setEditing(editing === event ? null : event)}
+                      >
+                        {filters[i]?.data ? (filters[i].data.data.filter ? 'Filtered' : 'Every event') : '…'}
+                        <span className="visually-hidden"> — edit the filter of {event}</span>
+                      </button>
+                    </td>
+                    <td>
                       <ConfirmButton
                         className="button subtle danger small"
                         label={`subscription ${event}`}
@@ -122,6 +150,11 @@ export function SubscriptionsPage() {
                 ))}
               </tbody>
             </table>
+          </div>
+        )}
+        {editing && subscriptions.data?.subscriptions[editing] && (
+          <div id={`filter-editor-${editing}`}>
+            <FilterEditor key={editing} applicationId={id} event={editing} onClose={() => setEditing(null)} />
           </div>
         )}
         <form

@@ -129,6 +129,7 @@ export class TestWorker {
       createdAt: new Date(),
       deliveryId: `dlv_${suffix}`,
       ignoresSubscription,
+      filteredOut: false,
       idempotencyKey: null,
       orderingKey,
     });

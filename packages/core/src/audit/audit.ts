@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'subscription.created',
   'subscription.updated',
   'subscription.deleted',
+  'subscription.filter_updated',
+  'subscription.filter_deleted',
   'portal_link.created',
   'portal_links.revoked',
   'operational_webhook.created',

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditOf } from '../audit/audit.sql';
+import { AuditOf, insertAudit } from '../audit/audit.sql';
 import { createAudit } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
+import { PgPool } from '../pg-pool';
 import { ApplicationScope, SubscriptionRecord } from '../records';
 
 const SELECT = { eventType: true, ensureDelivery: true, active: true } as const;
@@ -13,7 +14,10 @@ const UPSERT_ATTEMPTS = 3;
 
 @Injectable()
 export class SubscriptionRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pg: PgPool,
+  ) {}
 
   async list(scope: ApplicationScope): Promise<SubscriptionRecord[]> {
     return this.prisma.subscription.findMany({
@@ -77,6 +81,71 @@ export class SubscriptionRepository {
       throw error;
     }
   }
+
+  /**
+   * The subscription's payload filter: `{ filter: null }` when it has none, null when there is no
+   * such subscription. Stored as written (a `json` column), so its keys keep their order.
+   */
+  async findFilter(scope: ApplicationScope, eventType: string): Promise<{ filter: Record<string, unknown> | null } | null> {
+    const row = await this.prisma.subscription.findUnique({
+      where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },
+      select: { filter: true },
+    });
+    return row ? { filter: jsonObjectOrNull(row.filter) } : null;
+  }
+
+  /**
+   * What a publish of `eventType` must pass for this application: the subscription's filter, or
+   * null when there is none or no subscription. `unknown_event_type` when the catalogue does not
+   * have the type (publishing refuses it; a cache should not remember it). One round trip.
+   */
+  async filterForPublishing(
+    scope: ApplicationScope,
+    eventType: string,
+  ): Promise<{ filter: Record<string, unknown> | null } | 'unknown_event_type'> {
+    const row = await this.prisma.eventType.findUnique({
+      where: { name: eventType },
+      select: { subscriptions: { where: { applicationId: scope.applicationId }, select: { filter: true } } },
+    });
+    if (!row) return 'unknown_event_type';
+    return { filter: row.subscriptions.length > 0 ? jsonObjectOrNull(row.subscriptions[0].filter) : null };
+  }
+
+  /**
+   * Sets (or with null removes) the subscription's filter, with the audit record `audit` makes of
+   * the filter it replaced, in one transaction (the row locked first, so `before` is exactly what
+   * was replaced); false, and no record, when there is no such subscription. On the pool, as the
+   * JSON text: Prisma rebuilds a JSON argument key by key, and assigning a key named `__proto__`
+   * sets a prototype instead (the filter is the client's document, whose keys are kept as sent).
+   * The table's trigger NOTIFYs every api process at the commit.
+   */
+  async setFilter(
+    scope: ApplicationScope,
+    eventType: string,
+    filter: Record<string, unknown> | null,
+    audit: AuditOf<{ before: Record<string, unknown> | null }>,
+  ): Promise<boolean> {
+    return this.pg.transaction(async (sql) => {
+      const [locked] = await sql<{ filter: unknown }>(
+        `SELECT filter FROM subscriptions WHERE application_id = $1 AND event_type = $2 FOR UPDATE`,
+        [scope.applicationId, eventType],
+      );
+      if (!locked) return false;
+      await sql(`UPDATE subscriptions SET filter = $3::json, updated_at = now() WHERE application_id = $1 AND event_type = $2`, [
+        scope.applicationId,
+        eventType,
+        filter === null ? null : JSON.stringify(filter),
+      ]);
+      await insertAudit(sql, audit({ before: jsonObjectOrNull(locked.filter) }));
+      return true;
+    });
+  }
+}
+
+/** A `json` column as Prisma hands it over (parsed, or text where a driver keeps it so). */
+function jsonObjectOrNull(value: unknown): Record<string, unknown> | null {
+  if (value === null || value === undefined) return null;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -43,6 +43,26 @@ export class EventLogRepository {
     return { items, nextCursor: rows.length > limit ? items[items.length - 1].id : null };
   }
 
+  /**
+   * The payloads of the application's events of one type, newest first, `limit` at most and
+   * older than `before` (an id) when given: a filter is tried on them page by page, so the
+   * caller holds one page of payloads (up to 256 KiB each) at a time.
+   */
+  async payloadsOf(
+    scope: ApplicationScope,
+    eventType: string,
+    limit: number,
+    before: string | null,
+  ): Promise<{ id: string; payload: string }[]> {
+    return this.pg.sql<{ id: string; payload: string }>(
+      `SELECT e.id, e.payload FROM events e
+        WHERE e.application_id = $1 AND e.event_type = $2 AND ($4::text IS NULL OR e.id < $4)
+        ORDER BY e.id DESC
+        LIMIT $3`,
+      [scope.applicationId, eventType, limit, before],
+    );
+  }
+
   async find(scope: ApplicationScope, id: string): Promise<StoredEventRecord | null> {
     const [row] = await this.pg.sql<StoredEventRecord>(
       `SELECT ${EVENT_SUMMARY_COLUMNS}, e.payload FROM events e WHERE e.id = $1 AND e.application_id = $2 AND e.event_type <> ALL($3::text[])`,

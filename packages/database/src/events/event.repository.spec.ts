@@ -49,6 +49,7 @@ describe('EventRepository', () => {
       orderingKey: null,
       deliveryId: `dlv_${n}`,
       ignoresSubscription: false,
+      filteredOut: false,
     };
   }
   const stored = async (id: string) => (await sql(db.url, 'SELECT id FROM events WHERE id = $1', [id])).length === 1;
@@ -60,6 +61,23 @@ describe('EventRepository', () => {
       record: { eventId: plain.id, eventType: 'acw_start', deliveryIds: [plain.deliveryId] },
     });
     expect(await events.publish(scope, event('no_such_type'))).toEqual({ kind: 'unknown_event_type' });
+  });
+
+  it('stores an event its subscription filtered out without a delivery, alone and in a micro-batch beside others', async () => {
+    const refused = { ...event(), filteredOut: true };
+    expect(await events.publish(scope, refused)).toEqual({
+      kind: 'stored',
+      record: { eventId: refused.id, eventType: 'acw_start', deliveryIds: [] },
+    });
+    expect(await stored(refused.id)).toBe(true);
+
+    const mixed = [event(), { ...event(), filteredOut: true }, event()];
+    const results = await Promise.all(mixed.map((item) => events.publish(scope, item)));
+    expect(results.map((result) => (result.kind === 'stored' ? result.record.deliveryIds : null))).toEqual([
+      [mixed[0].deliveryId],
+      [],
+      [mixed[2].deliveryId],
+    ]);
   });
 
   it('takes a key once: a second publish under it stores nothing and reports the first request and answer', async () => {

@@ -22,6 +22,8 @@ export interface NewEvent {
   deliveryId: string;
   /** Test pings are delivered whether or not the application subscribes to their event. */
   ignoresSubscription: boolean;
+  /** The subscription's filter refused the payload (the caller's decision): the event is stored without a delivery. */
+  filteredOut: boolean;
 }
 
 export interface PublishedEventRecord {
@@ -69,12 +71,13 @@ const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pend
  * taken first (`taken`): a key still held from the last IDEMPOTENCY_WINDOW_HOURS keeps its row
  * and the publish under it stores nothing; an expired one is taken over. Then each event that
  * has no key or took its key is stored, with its delivery when the application has a webhook
- * and an active subscription to it (or for a test ping): the event, its key and its delivery
+ * and an active subscription to it whose filter the caller found the payload to pass (or for a
+ * test ping): the event, its key and its delivery
  * commit together, or none does. The answer has one row per stored event. A key can be taken
  * only once per statement (ON CONFLICT cannot touch a row twice): the caller sends each
  * (application, key) once.
  * $1 ids, $2 applications, $3 types, $4 payloads, $5 times, $6 delivery ids, $7 ignores
- * subscription, $8 idempotency keys, $9 request hashes, $10 ordering keys.
+ * subscription, $8 idempotency keys, $9 request hashes, $10 ordering keys, $11 filtered out.
  *
  * With `wake`, the statement also NOTIFYs the workers when it made a delivery: PostgreSQL sends
  * it as the transaction commits, without a statement and commit of its own (DeliveryNotifier)
@@ -87,9 +90,9 @@ function publishManySql(wake: boolean): string {
   return `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[], $9::text[],
-                         $10::text[]) WITH ORDINALITY
+                         $10::text[], $11::bool[]) WITH ORDINALITY
       AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key, request_hash,
-           ordering_key, position)
+           ordering_key, filtered_out, position)
   ), taken AS (
     INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
     SELECT application_id, idempotency_key, request_hash, event_id, created_at FROM input WHERE idempotency_key IS NOT NULL
@@ -110,9 +113,9 @@ function publishManySql(wake: boolean): string {
            i.created_at, i.created_at, i.created_at
       FROM fresh i
       JOIN webhooks w ON w.application_id = i.application_id
-     WHERE i.ignores_subscription OR EXISTS (
+     WHERE i.ignores_subscription OR (NOT i.filtered_out AND EXISTS (
              SELECT 1 FROM subscriptions s
-              WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active)
+              WHERE s.application_id = i.application_id AND s.event_type = i.event_type AND s.active))
     RETURNING ${ENQUEUED_COLUMNS}, event_id
   ), queued AS (
     -- In the order the publishes came (a batch's items in array order): a keyed delivery takes
@@ -155,7 +158,7 @@ const FIRST_OF_KEYS_SQL = `
  * of it now would make one (a test ping ignores subscriptions, as when it was sent). The first
  * row says whether the event exists at all (Herald's operational notices are not replayable).
  * $1 event id, $2 application, $3 delivery id, $4 time, $5 the test ping's event type,
- * $6 the operational event types.
+ * $6 the operational event types, $7 whether the subscription's filter refuses the payload.
  */
 const REPLAY_SQL = `
   WITH event AS (
@@ -167,8 +170,8 @@ const REPLAY_SQL = `
     SELECT $3, e.id, $2, e.event_type, ${INITIAL_STATUS}, e.ignores_subscription, $4, $4, $4
       FROM event e
       JOIN webhooks w ON w.application_id = $2
-     WHERE e.ignores_subscription OR EXISTS (
-             SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = e.event_type AND s.active)
+     WHERE e.ignores_subscription OR (NOT $7::bool AND EXISTS (
+             SELECT 1 FROM subscriptions s WHERE s.application_id = $2 AND s.event_type = e.event_type AND s.active))
     RETURNING ${ENQUEUED_COLUMNS}
   ), queued AS (
     ${enqueue('delivery')}
@@ -294,6 +297,7 @@ export class EventRepository {
       written.map((e) => e.idempotency?.key ?? null),
       written.map((e) => e.idempotency?.requestHash ?? null),
       written.map((e) => e.event.orderingKey),
+      written.map((e) => e.event.filteredOut),
     ]);
     const stored = new Map(rows.map((row) => [row.event_id, row.delivery_id]));
     const takenBefore = written.filter((e) => !stored.has(e.event.id));
@@ -330,13 +334,13 @@ export class EventRepository {
 
   /**
    * Delivers a stored event again (REPLAY_SQL): one new delivery when the application has a
-   * webhook and subscribes to the event now, none otherwise. Null when the application has no
-   * such event.
+   * webhook and subscribes to the event now (and `filteredOut`, the caller's reading of the
+   * subscription's filter, is false), none otherwise. Null when the application has no such event.
    */
   async replay(
     scope: ApplicationScope,
     eventId: string,
-    delivery: { id: string; createdAt: Date; testEventType: string },
+    delivery: { id: string; createdAt: Date; testEventType: string; filteredOut: boolean },
   ): Promise<PublishedEventRecord | null> {
     let row: { event_type: string; delivery_id: string | null } | undefined;
     try {
@@ -347,6 +351,7 @@ export class EventRepository {
         delivery.createdAt,
         delivery.testEventType,
         OPERATIONAL_EVENT_TYPES,
+        delivery.filteredOut,
       ]);
     } catch (error) {
       // Retention removed the event between this statement's read of it and its insert.

@@ -7,6 +7,12 @@ export const API_KEY_CHANNEL = 'herald_api_keys';
 export const EVENT_TYPE_CHANNEL = 'herald_event_types';
 
 /**
+ * Sent by a trigger on `subscriptions` ("<application id>:<event type>") whenever a subscription
+ * is created or deleted or its filter changes, so every api process drops the filter it compiled.
+ */
+export const SUBSCRIPTION_CHANNEL = 'herald_subscriptions';
+
+/**
  * LISTENs on one channel over a dedicated connection (never a pooled one). If the connection
  * drops it reconnects with backoff and reports `onReconnected`, because notifications sent
  * meanwhile are lost: the caller catches up its own way (the worker polls, the api forgets its

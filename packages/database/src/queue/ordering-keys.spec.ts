@@ -67,6 +67,7 @@ describe('ordering keys in the queue', () => {
       orderingKey,
       deliveryId: `dlv_order_${n}`,
       ignoresSubscription: false,
+      filteredOut: false,
     };
   }
 

@@ -210,7 +210,12 @@ describe('WebhookHealthRepository', () => {
         nextAttemptAt: retry.nextAttemptAt,
         requestHeaders: null,
       };
-      const finished = await new DeliveryQueueRepository(pool).finish(expired, 'late-worker', retry, attempt);
+      const finished = await new DeliveryQueueRepository(pool).finish(
+        { id: expired, applicationId: 0, orderingKey: null },
+        'late-worker',
+        retry,
+        attempt,
+      );
 
       expect(finished).toBe(false);
       expect((await rows([expired])).map((r) => [r.status, r.paused])).toEqual([['paused', true]]);

@@ -11,7 +11,12 @@ import { PortalPrincipal } from './principal';
  * `GET /applications` stays out on purpose: it would tell the token's holder which other
  * applications its account has.
  */
-const PORTAL_READABLE_ROUTES: ReadonlySet<string> = new Set(['GET /event_types', 'GET /error_codes', 'GET /error_codes/:code']);
+const PORTAL_READABLE_ROUTES: ReadonlySet<string> = new Set([
+  'GET /event_types',
+  'GET /event_types/:name',
+  'GET /error_codes',
+  'GET /error_codes/:code',
+]);
 
 /**
  * Where a portal token may go (PRODUCT.md §12: "nothing else of the operator's is reachable"):
