@@ -112,7 +112,10 @@ const SCENARIOS: Record<string, Scenario> = {
     as: 'account',
     setup: async (c) => {
       await c.call('put', tenantPath(c, '/webhook/subscription/acw_start')).send({}).expect(200);
-      await c.call('put', tenantPath(c, '/webhook/subscription/acw_start/filter')).send({ filter: { 'queue.id': 'q-1' } }).expect(200);
+      await c
+        .call('put', tenantPath(c, '/webhook/subscription/acw_start/filter'))
+        .send({ filter: { 'queue.id': 'q-1' } })
+        .expect(200);
     },
     run: (c) => c.call('delete', tenantPath(c, '/webhook/subscription/acw_start/filter')),
   },
@@ -432,7 +435,12 @@ describe('audit log (PRODUCT.md §16)', () => {
       const sub = `/application/${tenant.applicationId}/webhook/subscription/acw_start`;
       await t.http.put(sub).set('Authorization', tenant.key).send({}).expect(200);
       const filter = JSON.parse('{"$or":[{"queue.id":"q-1"},{"__proto__":{"$exists":true}}]}');
-      await t.http.put(`${sub}/filter`).set('Authorization', tenant.key).set('Content-Type', 'application/json').send(JSON.stringify({ filter })).expect(200);
+      await t.http
+        .put(`${sub}/filter`)
+        .set('Authorization', tenant.key)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ filter }))
+        .expect(200);
       await t.http.delete(`${sub}/filter`).set('Authorization', tenant.key).expect(200);
       const [removed, set] = await recordsOf(tenant.applicationId);
       expect(set).toMatchObject({ action: 'subscription.filter_updated' });

@@ -43,6 +43,11 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'get /webhook/subscription',
     'put /webhook/subscription/{subscription}',
     'delete /webhook/subscription/{subscription}',
+    // A subscription's filter: PRODUCT.md §14 has the portal edit, test and remove it.
+    'get /webhook/subscription/{subscription}/filter',
+    'put /webhook/subscription/{subscription}/filter',
+    'delete /webhook/subscription/{subscription}/filter',
+    'post /webhook/subscription/{subscription}/filter/test',
     'get /webhook/status',
     'post /webhook/disable',
     'post /webhook/enable',

@@ -394,6 +394,8 @@ describe('the console in Chromium', () => {
     await shot('event-ordering-key-light');
     await tab('Deliveries').click();
     // The event filter lists webhook.test once, and filters.
+    // The tab's screen first: reading the options of a select not rendered yet finds none.
+    await page.getByLabel('Event', { exact: true }).waitFor();
     const eventOptions = await page.getByLabel('Event', { exact: true }).locator('option').allTextContents();
     expect(eventOptions.filter((name) => name === 'webhook.test')).toHaveLength(1);
     await page.getByLabel('Event', { exact: true }).selectOption('webhook.test');
