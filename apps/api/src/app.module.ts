@@ -5,6 +5,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { ApplicationListModule } from './applications/application-list.module';
+import { AuditModule } from './audit/audit.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { CommonModule } from './common/common.module';
 import { ConsoleModule } from './console/console.module';
@@ -41,6 +42,7 @@ export class AppModule {
         AdminModule,
         ApplicationListModule,
         PortalLinkModule,
+        AuditModule,
         ConsoleModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

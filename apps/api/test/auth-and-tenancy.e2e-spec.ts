@@ -43,6 +43,7 @@ const TENANT_ROUTES: Route[] = [
   { method: 'post', path: (id) => `/application/${id}/events/evt_missing/replay` },
   { method: 'post', path: (id) => `/application/${id}/portal_links`, body: {} },
   { method: 'delete', path: (id) => `/application/${id}/portal_links` },
+  { method: 'get', path: (id) => `/application/${id}/audit` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
   { method: 'get', path: (id) => `/application/${id}` },
 ];
@@ -57,6 +58,7 @@ const ADMIN_ROUTES: Route[] = [
   { method: 'get', path: () => '/admin/operational_webhook' },
   { method: 'delete', path: () => '/admin/operational_webhook' },
   { method: 'get', path: () => '/admin/operational_webhook/secret' },
+  { method: 'get', path: () => '/admin/audit' },
 ];
 
 const describeRoute = (route: Route) => `${route.method.toUpperCase()} ${route.path('{id}')}`;

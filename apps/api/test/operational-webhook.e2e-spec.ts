@@ -66,7 +66,7 @@ describe('the operational webhook (PRODUCT.md §10)', () => {
         data: {
           url: 'https://ops.example.com/hook',
           headers: { 'X-Ops': '1' },
-          events: ['webhook.disabled', 'webhook.enabled', 'delivery.exhausted'],
+          events: ['webhook.disabled', 'webhook.enabled', 'delivery.exhausted', 'webhook.failing', 'webhook.recovered'],
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
@@ -124,7 +124,7 @@ describe('the operational webhook (PRODUCT.md §10)', () => {
       const listed = (await t.http.get('/event_types?limit=100').set(auth).expect(200)).body.data.map(
         (type: { name: string }) => type.name,
       );
-      for (const name of ['webhook.disabled', 'webhook.enabled', 'delivery.exhausted']) {
+      for (const name of ['webhook.disabled', 'webhook.enabled', 'delivery.exhausted', 'webhook.failing', 'webhook.recovered']) {
         expect(listed).not.toContain(name);
         expectError(await t.http.post(route(tenant, '/events')).set(auth).send({ event: name, payload: {} }), 400, '400-04');
         expectError(

@@ -43,6 +43,11 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'get /webhook/subscription',
     'put /webhook/subscription/{subscription}',
     'delete /webhook/subscription/{subscription}',
+    // A subscription's filter: PRODUCT.md §14 has the portal edit, test and remove it.
+    'get /webhook/subscription/{subscription}/filter',
+    'put /webhook/subscription/{subscription}/filter',
+    'delete /webhook/subscription/{subscription}/filter',
+    'post /webhook/subscription/{subscription}/filter/test',
     'get /webhook/status',
     'post /webhook/disable',
     'post /webhook/enable',
@@ -57,6 +62,8 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'get /deliveries/{delivery_id}',
     'post /deliveries/{delivery_id}/retry',
     'post /deliveries/recover',
+    // Its audit log (PRODUCT.md §16: the application's keys and portal links).
+    'get /audit',
   ]
     .map((operation) => operation.replace(' /', ' /application/{application_id}/'))
     // The application itself (its name and the link's expiry: the portal's header).

@@ -1,6 +1,6 @@
 import { UlidIdGenerator } from '@herald/core';
 import { WebhookHealthRepository } from '@herald/database';
-import { sql } from '@herald/database/testing';
+import { sql, testAudit } from '@herald/database/testing';
 import { createTestApp, TestApp } from './support/test-app';
 import { expectError } from './support/expect-error';
 import { Tenant, VALID_WEBHOOK } from './support/fixtures';
@@ -45,8 +45,38 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
         failing_since: null,
         last_success_at: null,
         consecutive_failures: 0,
+        will_disable_at: null,
       },
     });
+  });
+
+  it('says, while a webhook is failing, when it will be disabled unless an attempt succeeds (PRODUCT.md §16)', async () => {
+    const tenant = await t.fixtures.tenantWithWebhook();
+    const failingSince = new Date('2026-11-20T08:30:00.000Z');
+    await sql(t.db.url, 'UPDATE webhooks SET failing_since = $2, consecutive_failures = 4 WHERE application_id = $1', [
+      tenant.applicationId,
+      failingSince,
+    ]);
+    const failing = (await t.http.get(route(tenant, 'status')).set(auth(tenant)).expect(200)).body.data;
+    // HERALD_DISABLE_AFTER_HOURS is 120 by default.
+    expect(failing).toMatchObject({ failing_since: failingSince.toISOString(), will_disable_at: '2026-11-25T08:30:00.000Z' });
+
+    await t.http.post(route(tenant, 'disable')).set(auth(tenant)).expect(200);
+    expect((await t.http.get(route(tenant, 'status')).set(auth(tenant))).body.data.will_disable_at).toBeNull();
+  });
+
+  it('never gives will_disable_at when auto-disable is off', async () => {
+    const off = await createTestApp({ env: { HERALD_DISABLE_AFTER_HOURS: '0' } });
+    try {
+      const tenant = await off.fixtures.tenantWithWebhook();
+      await sql(off.db.url, 'UPDATE webhooks SET failing_since = now(), consecutive_failures = 40 WHERE application_id = $1', [
+        tenant.applicationId,
+      ]);
+      const status = (await off.http.get(route(tenant, 'status')).set(auth(tenant)).expect(200)).body.data;
+      expect(status).toMatchObject({ consecutive_failures: 40, will_disable_at: null });
+    } finally {
+      await off.close();
+    }
   });
 
   it('disabling pauses pending deliveries and those of new events; enabling resumes them oldest first', async () => {
@@ -82,6 +112,7 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
       failing_since: null,
       last_success_at: null,
       consecutive_failures: 0,
+      will_disable_at: null,
     });
     const resumed = await sql<{ id: string; status: string; due: boolean }>(
       t.db.url,
@@ -119,7 +150,7 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
     await failingFor(failing, 120, 10);
     const waiting = await publish(failing);
 
-    const disabled = await health.disableFailing(now, threshold, 10, noticeIds);
+    const disabled = await health.disableFailing(now, threshold, 10, noticeIds, testAudit);
 
     expect(disabled).toEqual([failing.applicationId]);
     expect(await statuses([waiting])).toEqual(['paused']);
@@ -134,7 +165,7 @@ describe('endpoint health: status, disable, enable (PRODUCT.md §10)', () => {
       expect((await t.http.get(route(kept, 'status')).set(auth(kept))).body.data.state).toBe('active');
     }
     // Checking again disables nothing more.
-    expect(await health.disableFailing(now, threshold, 10, noticeIds)).toEqual([]);
+    expect(await health.disableFailing(now, threshold, 10, noticeIds, testAudit)).toEqual([]);
   });
 
   it('answers 404-02 without a webhook and 403-03 to another account', async () => {

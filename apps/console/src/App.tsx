@@ -69,6 +69,7 @@ function KeyShell() {
           <NavLink to="/" end>
             Applications
           </NavLink>
+          {role.data === 'admin' && <NavLink to="/audit">Audit log</NavLink>}
           <NavLink to="/error-codes">Error codes</NavLink>
         </nav>
         <span className="topbar-end">
@@ -193,6 +194,7 @@ export const routes: RouteObject[] = [
     children: [
       { index: true, element: <Home />, handle: { preload: () => Promise.all([pages.adminHome.preload(), pages.accountHome.preload()]) } },
       { path: 'error-codes', ...screen(pages.errorCodes) },
+      { path: 'audit', ...screen(pages.adminAudit) },
       {
         path: 'applications/:applicationId',
         element: <ApplicationLayout />,
@@ -205,6 +207,7 @@ export const routes: RouteObject[] = [
           { path: 'events', ...screen(pages.events) },
           { path: 'events/:eventId', ...screen(pages.event) },
           { path: 'endpoint', ...screen(pages.endpoint) },
+          { path: 'audit', ...screen(pages.audit) },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },

@@ -37,6 +37,8 @@ export const pages = {
   events: lazyPage(() => import('./pages/EventsPage'), 'EventsPage'),
   event: lazyPage(() => import('./pages/EventPage'), 'EventPage'),
   endpoint: lazyPage(() => import('./pages/EndpointPage'), 'EndpointPage'),
+  audit: lazyPage(() => import('./pages/AuditPage'), 'AuditPage'),
+  adminAudit: lazyPage(() => import('./pages/AuditPage'), 'AdminAuditPage'),
 };
 
 /**

@@ -394,6 +394,8 @@ describe('the console in Chromium', () => {
     await shot('event-ordering-key-light');
     await tab('Deliveries').click();
     // The event filter lists webhook.test once, and filters.
+    // The tab's screen first: reading the options of a select not rendered yet finds none.
+    await page.getByLabel('Event', { exact: true }).waitFor();
     const eventOptions = await page.getByLabel('Event', { exact: true }).locator('option').allTextContents();
     expect(eventOptions.filter((name) => name === 'webhook.test')).toHaveLength(1);
     await page.getByLabel('Event', { exact: true }).selectOption('webhook.test');
@@ -529,6 +531,8 @@ describe('the console in Chromium', () => {
       ['events', `#/applications/${APP_ID}/events`],
       ['event', `#/applications/${APP_ID}/events/${delivery.event_id}`],
       ['endpoint', `#/applications/${APP_ID}/endpoint`],
+      ['audit', `#/applications/${APP_ID}/audit`],
+      ['audit-all', '#/audit'],
       ['error-codes', '#/error-codes'],
       ['no-webhook', '#/applications/7/deliveries'],
       ['unknown-application', '#/applications/4040/webhook'],
@@ -1009,6 +1013,145 @@ describe('the console in Chromium', () => {
       await context.close();
       await portalContext.close();
       await adminCall('DELETE', `/application/${APP_ID}/webhook/subscription/call.ended/filter`);
+    }
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+
+  it('shows the audit log newest first, with filters and paging, in the console, the operator’s whole log and the portal; and a failing endpoint’s deadline', async () => {
+    const AUDITED = 11;
+    const accountId = (await adminCall('GET', `/admin/applications/${APP_ID}`)).data.account_id as string;
+    await adminCall('POST', '/admin/applications', { id: AUDITED, name: 'Audited line', account_id: accountId });
+    const failingSink = await new Sink(() => ({ status: 503, body: 'down' })).start();
+    try {
+      const path = `/application/${AUDITED}`;
+      await adminCall('PUT', `${path}/webhook`, {
+        url: sink.url('/audited'),
+        retry_enabled: 0,
+        headers: { 'X-Api-Token': 'audit-secret-1' },
+      });
+      await adminCall('PUT', `${path}/webhook/subscription/acw_start`, { ensure_delivery: true });
+      await adminCall('GET', `${path}/webhook/secret`);
+      await adminCall('POST', `${path}/webhook/secret/rotate`);
+      // More than one page (25) of records.
+      for (let n = 1; n <= 24; n++) await adminCall('PUT', `${path}/webhook/throttle`, { per_second: n * 10 });
+      await adminCall('PUT', `${path}/webhook`, {
+        url: failingSink.url('/down'),
+        retry_enabled: 0,
+        headers: { 'X-Api-Token': 'audit-secret-2', 'X-Region': 'eu' },
+      });
+      // The receiver fails: the endpoint is failing, and HERALD_DISABLE_AFTER_HOURS (120) from now it would be disabled.
+      await adminCall('POST', `${path}/events`, { event: 'acw_start', payload: { n: 1 } });
+      await expect
+        .poll(async () => (await adminCall('GET', `${path}/webhook/status`)).data.consecutive_failures, { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      const status = (await adminCall('GET', `${path}/webhook/status`)).data as { failing_since: string; will_disable_at: string };
+      expect(Date.parse(status.will_disable_at) - Date.parse(status.failing_since)).toBe(120 * 3600 * 1000);
+
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const operator = await context.newPage();
+      watch(operator);
+      try {
+        await operator.goto(`${base}/console`);
+        await operator.getByLabel('API key').fill(ADMIN_KEY);
+        await operator.getByRole('button', { name: 'Sign in' }).click();
+        await operator.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+        await operator.goto(`${base}/console/#/applications/${AUDITED}/webhook`);
+        await tab('Audit log', operator).click();
+
+        // The failing banner on every tab: since when, and when Herald disables it unless a delivery succeeds.
+        const banner = operator.getByRole('region', { name: 'Endpoint failing' });
+        await banner.getByText(/Herald will disable it on .* unless a delivery succeeds before then/).waitFor({ timeout: 15_000 });
+        expect(await banner.locator(`time[datetime="${status.will_disable_at}"]`).count()).toBe(1);
+
+        // Newest first: the last change is the first row, with its header names and never their values.
+        const records = operator.getByRole('region', { name: 'Audit records' });
+        const rows = records.getByRole('row');
+        await rows.nth(1).waitFor();
+        expect(await rows.nth(1).getByRole('cell').nth(2).textContent()).toBe('Webhook changed');
+        await rows.nth(1).getByText('headers.X-Region').waitFor();
+        expect(await rows.nth(1).getByText('[redacted]').count()).toBeGreaterThanOrEqual(2);
+        expect(
+          await rows
+            .nth(1)
+            .getByText(/^Operator key/)
+            .count(),
+        ).toBe(1);
+        expect(await operator.content()).not.toMatch(/audit-secret|whsec_/);
+        expect(await rows.count()).toBe(26);
+        expect(await records.getByText('Signing secret read').count()).toBe(0);
+        await operator.getByRole('button', { name: 'More changes' }).click();
+        await expect.poll(() => rows.count()).toBe(1 + 25 + 5);
+        await records.getByText('Signing secret read').waitFor();
+        await records.getByText('Application created').waitFor();
+        await shot('audit-light', operator);
+        await operator.emulateMedia({ colorScheme: 'dark' });
+        await shot('audit-dark', operator);
+
+        // Filtered by action; the address keeps the filter.
+        await operator.getByLabel('Action').selectOption({ label: 'Rate limit changed' });
+        await expect.poll(() => rows.count()).toBe(1 + 24);
+        expect(operator.url()).toContain('action=webhook.throttle_updated');
+        await rows.nth(1).getByText('per_second').waitFor();
+        await operator.setViewportSize({ width: 390, height: 844 });
+        expect(await overflowing(operator)).toEqual([]);
+        expect(await pageWidth(operator)).toBeLessThanOrEqual(390);
+        await shot('audit-dark-390', operator);
+        await operator.setViewportSize({ width: 1280, height: 860 });
+        await operator.emulateMedia({ colorScheme: 'light' });
+
+        // The operator's whole log: narrowed to the application, every row says where.
+        await operator.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+        await operator.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+        await operator.getByLabel('Application id').fill(String(AUDITED));
+        await operator.getByRole('button', { name: 'Show changes' }).click();
+        const all = operator.getByRole('region', { name: 'Audit records' });
+        await expect.poll(async () => (await all.getByRole('row').nth(1).textContent()) ?? '').toContain(`Application ${AUDITED}`);
+        const whereCells = await all.getByRole('row').locator('td:nth-child(4) a').allTextContents();
+        expect(new Set(whereCells)).toEqual(new Set([`Application ${AUDITED}`]));
+        await shot('audit-operator-light', operator);
+        await operator.emulateMedia({ colorScheme: 'dark' });
+        await shot('audit-operator-dark', operator);
+        await operator.emulateMedia({ colorScheme: 'light' });
+      } finally {
+        await context.close();
+      }
+
+      // The portal: the customer's own changes, by their link.
+      const link = (await adminCall('POST', `${path}/portal_links`, {})).data as { url: string; token: string };
+      const viaPortal = await fetch(`${base}${path}/webhook/subscription/acw_start`, {
+        method: 'PUT',
+        headers: { authorization: link.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ active: false }),
+      });
+      expect(viaPortal.status).toBe(200);
+      const portalContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const portal = await portalContext.newPage();
+      watch(portal);
+      try {
+        await portal.goto(`${base}${link.url}`);
+        await portal.getByLabel('Target URL').waitFor();
+        await portal
+          .getByRole('region', { name: 'Endpoint failing' })
+          .getByText(/Herald will disable it on/)
+          .waitFor({ timeout: 15_000 });
+        await tab('Audit log', portal).click();
+        const first = portal.getByRole('region', { name: 'Audit records' }).getByRole('row').nth(1);
+        await first.getByText('Subscription changed').waitFor();
+        await first.getByText(/^Portal link/).waitFor();
+        await first.getByText('acw_start.active').waitFor();
+        expect(await portal.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+        await shot('portal-audit-light', portal);
+        await portal.setViewportSize({ width: 390, height: 844 });
+        await portal.emulateMedia({ colorScheme: 'dark' });
+        expect(await overflowing(portal)).toEqual([]);
+        expect(await pageWidth(portal)).toBeLessThanOrEqual(390);
+        await shot('portal-audit-dark-390', portal);
+      } finally {
+        await portalContext.close();
+      }
+    } finally {
+      await failingSink.close();
     }
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);

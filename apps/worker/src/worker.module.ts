@@ -6,6 +6,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DeliveryModule } from './delivery/delivery.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { AutoDisableJob } from './jobs/auto-disable-job';
+import { EndpointWarningsJob } from './jobs/endpoint-warnings-job';
 import { RetentionJob } from './jobs/retention-job';
 
 @Module({})
@@ -18,7 +19,7 @@ export class WorkerModule {
         MetricsModule,
         DeliveryModule,
       ],
-      providers: [RetentionJob, AutoDisableJob],
+      providers: [RetentionJob, AutoDisableJob, EndpointWarningsJob],
     };
   }
 }

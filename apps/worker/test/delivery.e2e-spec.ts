@@ -1,5 +1,6 @@
 import { HERALD_VERSION, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
 import { DeliveryLogRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
+import { testAudit } from '@herald/database/testing';
 import { Webhook } from 'standardwebhooks';
 import { Sink } from '@herald/testing';
 import { TestWorker } from './support/test-worker';
@@ -103,6 +104,7 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
         { id: 'sec_rotated', secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64') },
         now,
         new Date(now.getTime() + ROTATED_SECRET_GRACE_SECONDS * 1000),
+        testAudit(),
       ))!;
       await worker.publish(app);
       const [request] = await sink.waitFor(1);
@@ -121,6 +123,7 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
         { id: 'sec_expiring', secret: 'whsec_' + Buffer.alloc(32, 9).toString('base64') },
         now,
         new Date(now.getTime() - 1),
+        testAudit(),
       ))!;
       await worker.publish(app);
       const [request] = await sink.waitFor(1);
@@ -304,9 +307,9 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
         const inactive = (await worker.publish(app, 'acw_start'))!;
         const gone = (await worker.publish(app, 'voice_campaign_activate'))!;
         const orphaned = (await worker.publish(noWebhook, 'acw_start'))!;
-        await worker.app.get(SubscriptionRepository).upsert(app, 'acw_start', { active: false });
-        await worker.app.get(SubscriptionRepository).delete(app, 'voice_campaign_activate');
-        await worker.app.get(WebhookRepository).delete(noWebhook);
+        await worker.app.get(SubscriptionRepository).upsert(app, 'acw_start', { active: false }, testAudit);
+        await worker.app.get(SubscriptionRepository).delete(app, 'voice_campaign_activate', testAudit);
+        await worker.app.get(WebhookRepository).delete(noWebhook, testAudit);
         await worker.startWorker();
         for (const [scope, id] of [
           [app, inactive],

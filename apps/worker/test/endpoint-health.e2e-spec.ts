@@ -1,9 +1,11 @@
 import { UlidIdGenerator } from '@herald/core';
 import { DeliveryLogRepository, OperationalWebhookRepository } from '@herald/database';
+import { testAudit } from '@herald/database/testing';
 import { WebhookHealthRepository } from '@herald/database/queue';
 import { Webhook } from 'standardwebhooks';
 import { Sink } from '@herald/testing';
 import { AutoDisableJob } from '../src/jobs/auto-disable-job';
+import { EndpointWarningsJob } from '../src/jobs/endpoint-warnings-job';
 import { TestWorker } from './support/test-worker';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -69,7 +71,7 @@ describe('endpoint health in the worker', () => {
     expect((await worker.settled(app, id, ['paused'])).attemptCount).toBe(0);
     expect(sink.received).toHaveLength(received);
 
-    await worker.app.get(WebhookHealthRepository).enable(app, new Date(), noticeIds);
+    await worker.app.get(WebhookHealthRepository).enable(app, new Date(), noticeIds, testAudit);
     expect((await worker.settled(app, id)).status).toBe('succeeded');
     expect(sink.received).toHaveLength(received + 1);
   });
@@ -92,6 +94,50 @@ describe('endpoint health in the worker', () => {
     expect((await streak(other.applicationId)).state).toBe('active');
   });
 
+  it('records auto-disable in the audit log as Herald itself, in the same transaction as the change (PRODUCT.md §16)', async () => {
+    const app = await worker.application({ url: sink.url() });
+    await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 11 WHERE application_id = $1', [
+      app.applicationId,
+      new Date(Date.now() - 130 * HOUR_MS),
+    ]);
+    const audited = () =>
+      worker.sql<{
+        actor_type: string;
+        actor_id: string;
+        actor_prefix: string | null;
+        action: string;
+        account_id: string;
+        request_id: string | null;
+        changes: object;
+        at: Date;
+      }>(
+        'SELECT actor_type, actor_id, actor_prefix, action, account_id, request_id, changes, at FROM audit_log WHERE application_id = $1',
+        [app.applicationId],
+      );
+    const before = (await audited()).length;
+    expect(await worker.inWorker(AutoDisableJob).runOnce()).toContain(app.applicationId);
+    const records = (await audited()).slice(before);
+    expect(records).toEqual([
+      {
+        actor_type: 'system',
+        actor_id: 'auto-disable',
+        actor_prefix: null,
+        action: 'webhook.disabled',
+        account_id: app.accountId,
+        request_id: null,
+        at: expect.any(Date),
+        changes: {
+          state: ['active', 'disabled'],
+          disabled_at: [null, records[0].at.toISOString()],
+          disabled_reason: [null, 'failing'],
+        },
+      },
+    ]);
+    // A second pass finds nothing to disable, and records nothing.
+    expect(await worker.inWorker(AutoDisableJob).runOnce()).not.toContain(app.applicationId);
+    expect(await audited()).toHaveLength(before + 1);
+  });
+
   describe('notices to the operational webhook', () => {
     let ops: Sink;
     let opsSecret: string;
@@ -104,11 +150,12 @@ describe('endpoint health in the worker', () => {
         { url: ops.url('/ops'), headers: { 'X-Ops': 'yes' } },
         'whsec_' + Buffer.alloc(32, 7).toString('base64'),
         new Date(),
+        testAudit,
       );
       opsSecret = (await operational.secret())!;
     });
     afterAll(async () => {
-      await worker.app.get(OperationalWebhookRepository).delete(new Date());
+      await worker.app.get(OperationalWebhookRepository).delete(new Date(), testAudit);
       await ops.close();
     });
 
@@ -153,6 +200,73 @@ describe('endpoint health in the worker', () => {
         reason: 'failing',
         failing_since: expect.any(String),
         consecutive_failures: 12,
+      });
+    });
+
+    it('webhook.failing once per failing streak when half the disable window has passed, webhook.recovered when it succeeds again', async () => {
+      answer = 500;
+      const app = await worker.application({ url: sink.url(), retryEnabled: 0 });
+      const young = await worker.application({ url: sink.url() });
+      const failingSince = new Date(Date.now() - 61 * HOUR_MS);
+      await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 7 WHERE application_id = $1', [
+        app.applicationId,
+        failingSince,
+      ]);
+      await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 30 WHERE application_id = $1', [
+        young.applicationId,
+        new Date(Date.now() - 59 * HOUR_MS),
+      ]);
+      const warnings = worker.inWorker(EndpointWarningsJob);
+
+      const first = await warnings.runOnce();
+      expect(first.failing).toContain(app.applicationId);
+      expect(first.failing).not.toContain(young.applicationId);
+      await waitForNotice('webhook.failing', app.applicationId);
+      const [failing] = received('webhook.failing').filter((n) => n.data.application_id === app.applicationId);
+      expect(failing.data).toEqual({
+        application_id: app.applicationId,
+        failing_since: failingSince.toISOString(),
+        consecutive_failures: 7,
+        will_disable_at: new Date(failingSince.getTime() + 120 * HOUR_MS).toISOString(),
+      });
+
+      // Still the same streak, and more failures in it: no second warning.
+      await worker.settled(app, (await worker.publish(app))!);
+      expect((await warnings.runOnce()).failing).not.toContain(app.applicationId);
+
+      answer = 200;
+      await worker.settled(app, (await worker.publish(app))!);
+      expect((await warnings.runOnce()).recovered).toEqual(expect.arrayContaining([app.applicationId]));
+      await waitForNotice('webhook.recovered', app.applicationId);
+      const [recovered] = received('webhook.recovered').filter((n) => n.data.application_id === app.applicationId);
+      expect(recovered.data).toEqual({
+        application_id: app.applicationId,
+        failing_since: failingSince.toISOString(),
+        recovered_at: expect.any(String),
+      });
+      expect((await warnings.runOnce()).recovered).not.toContain(app.applicationId);
+
+      // A new streak is warned about again.
+      await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 3 WHERE application_id = $1', [
+        app.applicationId,
+        new Date(Date.now() - 70 * HOUR_MS),
+      ]);
+      expect((await warnings.runOnce()).failing).toContain(app.applicationId);
+    });
+
+    it('no webhook.recovered for a warned webhook that was disabled instead', async () => {
+      const app = await worker.application({ url: sink.url() });
+      await worker.sql('UPDATE webhooks SET failing_since = $2, consecutive_failures = 12 WHERE application_id = $1', [
+        app.applicationId,
+        new Date(Date.now() - 125 * HOUR_MS),
+      ]);
+      const warnings = worker.inWorker(EndpointWarningsJob);
+      expect((await warnings.runOnce()).failing).toContain(app.applicationId);
+      expect(await worker.inWorker(AutoDisableJob).runOnce()).toContain(app.applicationId);
+      await worker.app.get(WebhookHealthRepository).enable(app, new Date(), noticeIds, testAudit);
+      expect(await warnings.runOnce()).toEqual({
+        recovered: expect.not.arrayContaining([app.applicationId]),
+        failing: expect.not.arrayContaining([app.applicationId]),
       });
     });
 

@@ -76,7 +76,7 @@ describe('retention', () => {
 
     const removed = await worker.inWorker(RetentionJob).runOnce();
 
-    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4, portalLinks: 2 });
+    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4, portalLinks: 2, auditRecords: 0 });
     for (const gone of [succeeded, failed, cancelled]) {
       expect(await exists('deliveries', gone.deliveryId)).toBe(false);
       expect(await exists('events', gone.eventId)).toBe(false);
@@ -100,7 +100,13 @@ describe('retention', () => {
     ]);
 
     // Nothing left to remove: a second pass removes nothing.
-    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0 });
+    expect(await worker.inWorker(RetentionJob).runOnce()).toEqual({
+      deliveries: 0,
+      attempts: 0,
+      events: 0,
+      portalLinks: 0,
+      auditRecords: 0,
+    });
   });
 
   it(`works through more than one batch (${RETENTION_BATCH_SIZE}) and passes over old events that still wait`, async () => {
@@ -120,9 +126,25 @@ describe('retention', () => {
       [app.applicationId, count],
     );
     const removed = await worker.inWorker(RetentionJob).runOnce();
-    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0 });
+    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0, auditRecords: 0 });
     expect(await exists('deliveries', waiting.deliveryId)).toBe(true);
     expect(await exists('events', waiting.eventId)).toBe(true);
+  });
+
+  it('removes audit records older than HERALD_AUDIT_RETENTION_DAYS (365 by default), and counts them', async () => {
+    const made = await worker.sql<{ id: string; at: Date }>(
+      `INSERT INTO audit_log (id, at, actor_type, actor_id, action, changes)
+       SELECT 'aud_retention_' || n, now() - n * interval '100 days', 'system', 'test', 'webhook.updated', '{}' FROM generate_series(1, 5) AS n
+       RETURNING id, at`,
+    );
+    expect(made).toHaveLength(5);
+    const removed = await worker.inWorker(RetentionJob).runOnce();
+    expect(removed).toMatchObject({ auditRecords: 2 });
+    const left = await worker.sql<{ id: string }>(`SELECT id FROM audit_log WHERE id LIKE 'aud_retention_%' ORDER BY id`);
+    expect(left.map((row) => row.id)).toEqual(['aud_retention_1', 'aud_retention_2', 'aud_retention_3']);
+    expect(await worker.inWorker(WorkerMetrics).registry.getSingleMetricAsString('herald_retention_rows_removed_total')).toMatch(
+      /table="audit_log"} 2$/m,
+    );
   });
 
   it('does nothing while another process holds the retention lock', async () => {

@@ -1,4 +1,5 @@
 export * from './admin/admin.dto';
+export * from './audit/audit.dto';
 export * from './common/pagination.dto';
 export * from './deliveries/delivery.dto';
 export * from './error-codes/error-code.dto';

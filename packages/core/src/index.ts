@@ -1,3 +1,4 @@
+export * from './audit/audit';
 export * from './config/herald-config';
 export * from './credentials/api-keys';
 export * from './credentials/webhook-secrets';
@@ -11,6 +12,7 @@ export * from './event-types/event-type-name';
 export * from './events/idempotency';
 export * from './filters/payload-values';
 export * from './filters/subscription-filter';
+export * from './health/auto-disable';
 export * from './ids/application-id';
 export * from './ids/id-generator';
 export * from './rate-limit/token-buckets';

@@ -3,6 +3,7 @@ import { DeliveryNotifier } from './notifications/delivery-notifier';
 import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
 import { PrismaService } from './prisma.service';
 import { AccountRepository } from './configuration/account.repository';
+import { AuditLogRepository } from './audit/audit-log.repository';
 import { ApiKeyRepository } from './configuration/api-key.repository';
 import { ApplicationRepository } from './configuration/application.repository';
 import { DeliveryLogRepository } from './events/delivery-log.repository';
@@ -20,6 +21,7 @@ import { WebhookThrottleRepository } from './queue/webhook-throttle.repository';
 
 const REPOSITORIES = [
   AccountRepository,
+  AuditLogRepository,
   ApiKeyRepository,
   ApplicationRepository,
   DeliveryLogRepository,

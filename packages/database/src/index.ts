@@ -11,6 +11,9 @@ export * from './pg-pool';
 export * from './prisma.service';
 export * from './records';
 
+export * from './audit/audit.sql';
+export * from './audit/audit-log.repository';
+
 export * from './configuration/account.repository';
 export * from './configuration/api-key.repository';
 export * from './configuration/application.repository';

@@ -19,6 +19,7 @@ export * from './queue/webhook-health.repository';
 export type { OperationalNotice } from './events/operational-webhook.repository';
 export { THROTTLE_LATE_MS } from './queue/throttle.sql';
 export type { WebhookRecord } from './records';
+export type { AuditEntry, AuditOf } from './audit/audit.sql';
 
 /** The pool, the delivery queue, retention and endpoint health, for the worker. */
 @Module({})

@@ -3,3 +3,4 @@ export * from './testing/config/test-server';
 export * from './testing/test-databases';
 export * from './testing/sql';
 export * from './testing/delivery-state';
+export * from './testing/audit';

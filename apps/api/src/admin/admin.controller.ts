@@ -23,6 +23,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity,
 import { AdminOnly } from '../common/auth/auth.decorators';
 import { ApiErrors, AUTH_ERRORS, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
 import { EventTypeService } from '../event-types/event-type.service';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { AdminService } from './admin.service';
 
 /** Operator routes: they need an admin key (HERALD_ADMIN_KEY or one made with the cli). */
@@ -101,24 +102,24 @@ export class AdminController {
   @ApiOperation({ summary: 'Create an account' })
   @ApiCreatedResponse({ type: AccountResponse })
   @ApiErrors(...BODY_ERRORS)
-  async createAccount(@Body() body: CreateAccountRequest): Promise<AccountResponse> {
-    return ok(await this.admin.createAccount(body));
+  async createAccount(@Body() body: CreateAccountRequest, @CallerOf() caller: Caller): Promise<AccountResponse> {
+    return ok(await this.admin.createAccount(body, caller));
   }
 
   @Post('applications')
   @ApiOperation({ summary: 'Create an application', description: "With the platform's own id, or the next free one." })
   @ApiCreatedResponse({ type: ApplicationResponse })
   @ApiErrors(...BODY_ERRORS, 'ACCOUNT_OR_KEY_NOT_FOUND', 'CONFLICT')
-  async createApplication(@Body() body: CreateApplicationRequest): Promise<ApplicationResponse> {
-    return ok(await this.admin.createApplication(body));
+  async createApplication(@Body() body: CreateApplicationRequest, @CallerOf() caller: Caller): Promise<ApplicationResponse> {
+    return ok(await this.admin.createApplication(body, caller));
   }
 
   @Post('api_keys')
   @ApiOperation({ summary: 'Create an API key for an account', description: '`key` is shown only in this response.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })
   @ApiErrors(...BODY_ERRORS, 'ACCOUNT_OR_KEY_NOT_FOUND')
-  async createApiKey(@Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
-    return ok(await this.admin.createApiKey(body));
+  async createApiKey(@Body() body: CreateApiKeyRequest, @CallerOf() caller: Caller): Promise<CreatedApiKeyResponse> {
+    return ok(await this.admin.createApiKey(body, caller));
   }
 
   @Delete('api_keys/:id')
@@ -126,8 +127,8 @@ export class AdminController {
   @ApiOperation({ summary: 'Revoke an API key', description: 'Takes effect on the next request.' })
   @ApiOkResponse({ type: ApiKeyResponse })
   @ApiErrors('ACCOUNT_OR_KEY_NOT_FOUND')
-  async revokeApiKey(@Param('id') id: string): Promise<ApiKeyResponse> {
-    return ok(await this.admin.revokeApiKey(id));
+  async revokeApiKey(@Param('id') id: string, @CallerOf() caller: Caller): Promise<ApiKeyResponse> {
+    return ok(await this.admin.revokeApiKey(id, caller));
   }
 
   @Post('event_types')
@@ -139,8 +140,8 @@ export class AdminController {
   })
   @ApiCreatedResponse({ type: EventTypeResponse })
   @ApiErrors(...BODY_ERRORS, 'CONFLICT')
-  async createEventType(@Body() body: CreateEventTypeRequest): Promise<EventTypeResponse> {
-    return ok(await this.eventTypes.create(body));
+  async createEventType(@Body() body: CreateEventTypeRequest, @CallerOf() caller: Caller): Promise<EventTypeResponse> {
+    return ok(await this.eventTypes.create(body, caller));
   }
 
   @Put('event_types/:name')
@@ -153,7 +154,11 @@ export class AdminController {
   @ApiParam({ name: 'name', example: 'acw_start' })
   @ApiOkResponse({ type: EventTypeResponse })
   @ApiErrors(...BODY_ERRORS, 'EVENT_TYPE_NOT_FOUND', 'CONFLICT')
-  async updateEventType(@Param('name') name: string, @Body() body: UpdateEventTypeRequest): Promise<EventTypeResponse> {
-    return ok(await this.eventTypes.update(name, body));
+  async updateEventType(
+    @Param('name') name: string,
+    @Body() body: UpdateEventTypeRequest,
+    @CallerOf() caller: Caller,
+  ): Promise<EventTypeResponse> {
+    return ok(await this.eventTypes.update(name, body, caller));
   }
 }

@@ -1,4 +1,4 @@
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, issueApiKey } from '@herald/core';
+import { auditChanges, Clock, CLOCK, ID_GENERATOR, IdGenerator, isIdOf, issueApiKey } from '@herald/core';
 import {
   AccountDto,
   AccountListQuery,
@@ -25,6 +25,8 @@ import {
   Page,
 } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditTrail } from '../common/audit/audit-trail';
+import { Caller } from '../common/audit/caller';
 import { ApiKeyCache } from '../common/auth/api-key-cache';
 
 /** An application id as a path writes it: no sign, no leading zero, at most ten digits. */
@@ -37,21 +39,29 @@ export class AdminService {
     private readonly applications: ApplicationRepository,
     private readonly apiKeys: ApiKeyRepository,
     private readonly keyCache: ApiKeyCache,
+    private readonly audit: AuditTrail,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async createAccount(request: CreateAccountRequest): Promise<AccountDto> {
-    return this.accounts.create({ id: this.ids.next('acc'), name: request.name });
+  async createAccount(request: CreateAccountRequest, caller: Caller): Promise<AccountDto> {
+    const account = { id: this.ids.next('acc'), name: request.name };
+    const record = this.audit.entry(caller, 'account.created', { accountId: account.id, applicationId: null }, auditChanges(null, account));
+    return this.accounts.create(account, record);
   }
 
-  async createApplication(request: CreateApplicationRequest): Promise<ApplicationDto> {
+  async createApplication(request: CreateApplicationRequest, caller: Caller): Promise<ApplicationDto> {
     await this.requireAccount(request.account_id);
-    const application = await this.applications.create({
-      id: request.id ?? null,
-      accountId: request.account_id,
-      name: request.name,
-    });
+    const application = await this.applications.create(
+      { id: request.id ?? null, accountId: request.account_id, name: request.name },
+      (created) =>
+        this.audit.entry(
+          caller,
+          'application.created',
+          { accountId: created.accountId, applicationId: created.id },
+          auditChanges(null, { ...toApplicationDto(created) }),
+        ),
+    );
     if (application === 'id_taken') {
       throw new AppError('CONFLICT', `Application ${request.id} already exists.`, {
         details: [{ field: 'id', message: `application ${request.id} already exists` }],
@@ -61,23 +71,42 @@ export class AdminService {
     return toApplicationDto(application);
   }
 
-  /** The key is returned here and never again: only its hash is stored. */
-  async createApiKey(request: CreateApiKeyRequest): Promise<CreatedApiKeyDto> {
+  /** The key is returned here and never again: only its hash is stored. Recorded by id, name and prefix, never the key. */
+  async createApiKey(request: CreateApiKeyRequest, caller: Caller): Promise<CreatedApiKeyDto> {
     await this.requireAccount(request.account_id);
     const issued = issueApiKey();
-    const record = await this.apiKeys.create({
+    const key = {
       id: this.ids.next('key'),
       accountId: request.account_id,
-      scope: 'account',
+      scope: 'account' as const,
       name: request.name,
       prefix: issued.prefix,
-      keyHash: issued.hash,
-    });
+    };
+    const audited = this.audit.entry(
+      caller,
+      'api_key.created',
+      { accountId: key.accountId, applicationId: null },
+      auditChanges(null, { id: key.id, name: key.name, prefix: key.prefix, scope: key.scope, account_id: key.accountId }),
+    );
+    const record = await this.apiKeys.create({ ...key, keyHash: issued.hash }, audited);
     return { ...toApiKeyDto(record), key: issued.key };
   }
 
-  async revokeApiKey(id: string): Promise<ApiKeyDto> {
-    const record = isIdOf('key', id) ? await this.apiKeys.revoke(id, this.clock.now()) : null;
+  async revokeApiKey(id: string, caller: Caller): Promise<ApiKeyDto> {
+    const record = isIdOf('key', id)
+      ? await this.apiKeys.revoke(id, this.clock.now(), ({ before, after }) =>
+          this.audit.entry(
+            caller,
+            'api_key.revoked',
+            { accountId: before.accountId, applicationId: null },
+            // Named by the key's id: the record's account does not say which of its keys it was.
+            auditChanges(
+              { [`${id}.revoked_at`]: before.revokedAt?.toISOString() ?? null },
+              { [`${id}.revoked_at`]: after.revokedAt?.toISOString() ?? null },
+            ),
+          ),
+        )
+      : null;
     // Other api processes hear of it through NOTIFY; this one (and the embedded database's) directly.
     this.keyCache.forget(id);
     if (!record) throw new AppError('ACCOUNT_OR_KEY_NOT_FOUND', `API key ${quoteInput(id)} does not exist.`);

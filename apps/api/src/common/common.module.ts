@@ -2,11 +2,12 @@ import { DestinationPolicy, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { Global, Module } from '@nestjs/common';
 import { ApplicationDirectory } from './access/application-directory';
 import { ApiKeyCache } from './auth/api-key-cache';
+import { AuditTrail } from './audit/audit-trail';
 import { ApiKeyRateLimiter } from './rate-limit/api-key-rate-limiter';
 
 /**
- * The destination rules, the request-path caches and the rate limiter, shared by every module of
- * the api. Configuration, time and ids come from HeraldRuntimeModule.
+ * The destination rules, the request-path caches, the rate limiter and the audit trail, shared by
+ * every module of the api. Configuration, time and ids come from HeraldRuntimeModule.
  */
 @Global()
 @Module({
@@ -19,7 +20,8 @@ import { ApiKeyRateLimiter } from './rate-limit/api-key-rate-limiter';
     ApiKeyCache,
     ApiKeyRateLimiter,
     ApplicationDirectory,
+    AuditTrail,
   ],
-  exports: [DestinationPolicy, ApiKeyCache, ApiKeyRateLimiter, ApplicationDirectory],
+  exports: [DestinationPolicy, ApiKeyCache, ApiKeyRateLimiter, ApplicationDirectory, AuditTrail],
 })
 export class CommonModule {}

@@ -1,4 +1,4 @@
-import { EVENT_TYPE_NAME_PATTERN } from '@herald/core';
+import { auditChanges, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
 import {
   AppError,
   CreateEventTypeRequest,
@@ -14,10 +14,19 @@ import {
 } from '@herald/contracts';
 import { EventTypeRecord, EventTypeRepository, NewEventTypeRecord, Page } from '@herald/database';
 import { Injectable } from '@nestjs/common';
+import { AuditTrail } from '../common/audit/audit-trail';
+import { Caller } from '../common/audit/caller';
 import { EventTypeSchemas } from './event-type-schemas';
 import { compilePayloadSchema, SchemaProblem } from './payload-schema';
 
 type SchemaFields = Omit<NewEventTypeRecord, 'name'>;
+
+/** The catalogue is the operator's: its records name no account or application. */
+const NO_TARGET = { accountId: null, applicationId: null };
+
+function schemaFieldsOf(record: EventTypeRecord): SchemaFields {
+  return { description: record.description, schema: record.schema, enforce: record.enforce, example: record.example };
+}
 
 /** The catalogue (PRODUCT.md §6, §15): its admin routes and its reading routes. */
 @Injectable()
@@ -25,6 +34,7 @@ export class EventTypeService {
   constructor(
     private readonly eventTypes: EventTypeRepository,
     private readonly schemas: EventTypeSchemas,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(query: EventTypeQuery): Promise<Page<EventTypeDto>> {
@@ -43,7 +53,8 @@ export class EventTypeService {
     return toDto(await this.require(name));
   }
 
-  async create(request: CreateEventTypeRequest): Promise<EventTypeDto> {
+  /** Recorded as `event_type.created`, with every field. */
+  async create(request: CreateEventTypeRequest, caller: Caller): Promise<EventTypeDto> {
     const fields: SchemaFields = {
       description: request.description ?? '',
       schema: request.schema ?? null,
@@ -52,7 +63,8 @@ export class EventTypeService {
     };
     checkSchemaFields(fields, { exampleSent: request.example !== undefined });
     // No api process has a validator for a type that did not exist, so there is nothing to tell them.
-    const created = await this.eventTypes.create({ name: request.name, ...fields });
+    const record = this.audit.entry(caller, 'event_type.created', NO_TARGET, auditChanges(null, { name: request.name, ...fields }));
+    const created = await this.eventTypes.create({ name: request.name, ...fields }, record);
     if (created === 'name_taken') {
       throw new AppError('CONFLICT', `Event type "${request.name}" already exists.`, {
         details: [{ field: 'name', message: `"${request.name}" already exists` }],
@@ -64,9 +76,10 @@ export class EventTypeService {
   /**
    * A field left out keeps its value; the event type's new state is checked as a whole (a new
    * schema against the example already stored, too) and written only if no other change came
-   * in between, so what is stored always passed these checks.
+   * in between, so what is stored always passed these checks, and the record (`event_type.updated`)
+   * names exactly what it replaced.
    */
-  async update(name: string, request: UpdateEventTypeRequest): Promise<EventTypeDto> {
+  async update(name: string, request: UpdateEventTypeRequest, caller: Caller): Promise<EventTypeDto> {
     const current = await this.require(name);
     const fields: SchemaFields = {
       description: request.description ?? current.description,
@@ -75,7 +88,10 @@ export class EventTypeService {
       example: request.example === undefined ? current.example : request.example,
     };
     checkSchemaFields(fields, { exampleSent: request.example !== undefined });
-    const updated = await this.eventTypes.update(name, current.revision, fields);
+    // Named by the type (`acw_end.enforce`): a record of the catalogue has no application to tell which.
+    const named = (state: SchemaFields) => Object.fromEntries(Object.entries(state).map(([field, value]) => [`${name}.${field}`, value]));
+    const record = this.audit.entry(caller, 'event_type.updated', NO_TARGET, auditChanges(named(schemaFieldsOf(current)), named(fields)));
+    const updated = await this.eventTypes.update(name, current.revision, fields, record);
     if (updated === 'changed') {
       throw new AppError('CONFLICT', `Event type "${name}" was changed by another request meanwhile; read it and send yours again.`);
     }

@@ -6,6 +6,7 @@ import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { RefusesPortalTokens } from '../common/auth/auth.decorators';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { PortalLinkService } from './portal-link.service';
 
 /**
@@ -29,8 +30,12 @@ export class PortalLinkController {
   })
   @ApiCreatedResponse({ type: PortalLinkResponse })
   @ApiErrors(...BODY_ERRORS)
-  async create(@OwnedApplication() scope: ApplicationScope, @Body() body: CreatePortalLinkRequest): Promise<PortalLinkResponse> {
-    return ok(await this.portalLinks.create(scope, body));
+  async create(
+    @OwnedApplication() scope: ApplicationScope,
+    @Body() body: CreatePortalLinkRequest,
+    @CallerOf() caller: Caller,
+  ): Promise<PortalLinkResponse> {
+    return ok(await this.portalLinks.create(scope, body, caller));
   }
 
   @Delete()
@@ -42,7 +47,7 @@ export class PortalLinkController {
       'revoked (0 when none worked: revoking is safe to repeat).',
   })
   @ApiOkResponse({ type: RevokedPortalLinksResponse })
-  async revokeAll(@OwnedApplication() scope: ApplicationScope): Promise<RevokedPortalLinksResponse> {
-    return ok(await this.portalLinks.revokeAll(scope));
+  async revokeAll(@OwnedApplication() scope: ApplicationScope, @CallerOf() caller: Caller): Promise<RevokedPortalLinksResponse> {
+    return ok(await this.portalLinks.revokeAll(scope, caller));
   }
 }

@@ -10,6 +10,7 @@ import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { SubscriptionFilterService } from './subscription-filter.service';
 
 const EVENT_PARAM = { name: 'subscription', description: 'Name of the subscribed event, e.g. acw_start.' };
@@ -44,16 +45,21 @@ export class SubscriptionFilterController {
     @OwnedApplication() scope: ApplicationScope,
     @Param('subscription') eventType: string,
     @Body() body: PutSubscriptionFilterRequest,
+    @CallerOf() caller: Caller,
   ): Promise<SubscriptionFilterResponse> {
-    return { success: true, data: await this.filters.set(scope, eventType, body.filter) };
+    return { success: true, data: await this.filters.set(scope, eventType, body.filter, caller) };
   }
 
   @Delete()
   @ApiOperation({ summary: "Remove a subscription's payload filter", description: 'Every event of the type is delivered again.' })
   @ApiParam(EVENT_PARAM)
   @ApiOkResponse({ type: SubscriptionFilterResponse })
-  async remove(@OwnedApplication() scope: ApplicationScope, @Param('subscription') eventType: string): Promise<SubscriptionFilterResponse> {
-    return { success: true, data: await this.filters.remove(scope, eventType) };
+  async remove(
+    @OwnedApplication() scope: ApplicationScope,
+    @Param('subscription') eventType: string,
+    @CallerOf() caller: Caller,
+  ): Promise<SubscriptionFilterResponse> {
+    return { success: true, data: await this.filters.remove(scope, eventType, caller) };
   }
 
   @Post('test')

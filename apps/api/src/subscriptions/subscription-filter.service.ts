@@ -9,9 +9,11 @@ import {
   SubscriptionFilterTestDto,
   TestSubscriptionFilterRequest,
 } from '@herald/contracts';
-import { checkFilter, EVENT_TYPE_NAME_PATTERN, FilterMatcher, FilterProblem } from '@herald/core';
+import { AuditAction, auditChanges, checkFilter, EVENT_TYPE_NAME_PATTERN, FilterMatcher, FilterProblem } from '@herald/core';
 import { ApplicationScope, EventLogRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
 import { Injectable } from '@nestjs/common';
+import { AuditTrail } from '../common/audit/audit-trail';
+import { Caller } from '../common/audit/caller';
 import { SubscriptionFilters } from './subscription-filters';
 
 /** Events read per statement by the test route: one page of payloads (up to 256 KiB each) in memory at a time. */
@@ -25,24 +27,26 @@ export class SubscriptionFilterService {
     private readonly webhooks: WebhookRepository,
     private readonly eventLog: EventLogRepository,
     private readonly filters: SubscriptionFilters,
+    private readonly audit: AuditTrail,
   ) {}
 
   async get(scope: ApplicationScope, eventType: string): Promise<SubscriptionFilterDto> {
     return { event: eventType, filter: await this.storedFilter(scope, eventType) };
   }
 
-  /** Stores the filter, checked against every bound of §14 first (400-02 naming each place). */
-  async set(scope: ApplicationScope, eventType: string, filter: Record<string, unknown>): Promise<SubscriptionFilterDto> {
+  /** Stores the filter, checked against every bound of §14 first (400-02 naming each place); recorded as `subscription.filter_updated`. */
+  async set(scope: ApplicationScope, eventType: string, filter: Record<string, unknown>, caller: Caller): Promise<SubscriptionFilterDto> {
     // An unknown subscription is 404-03 whatever the body.
     await this.storedFilter(scope, eventType);
     compileOrThrow(filter, 'filter');
-    await this.write(scope, eventType, filter);
+    await this.write(scope, eventType, filter, caller, 'subscription.filter_updated');
     return { event: eventType, filter };
   }
 
-  async remove(scope: ApplicationScope, eventType: string): Promise<SubscriptionFilterDto> {
+  /** Recorded as `subscription.filter_deleted` (with no changes when there was none). */
+  async remove(scope: ApplicationScope, eventType: string, caller: Caller): Promise<SubscriptionFilterDto> {
     await this.requireWebhook(scope);
-    await this.write(scope, eventType, null);
+    await this.write(scope, eventType, null, caller, 'subscription.filter_deleted');
     return { event: eventType, filter: null };
   }
 
@@ -83,8 +87,20 @@ export class SubscriptionFilterService {
     return found.filter;
   }
 
-  private async write(scope: ApplicationScope, eventType: string, filter: Record<string, unknown> | null): Promise<void> {
-    const saved = EVENT_TYPE_NAME_PATTERN.test(eventType) && (await this.subscriptions.setFilter(scope, eventType, filter));
+  private async write(
+    scope: ApplicationScope,
+    eventType: string,
+    filter: Record<string, unknown> | null,
+    caller: Caller,
+    action: AuditAction,
+  ): Promise<void> {
+    // Named by the subscription's event (`acw_start.filter`), as its other records are.
+    const field = `${eventType}.filter`;
+    const saved =
+      EVENT_TYPE_NAME_PATTERN.test(eventType) &&
+      (await this.subscriptions.setFilter(scope, eventType, filter, ({ before }) =>
+        this.audit.entry(caller, action, scope, auditChanges(Object.fromEntries([[field, before]]), Object.fromEntries([[field, filter]]))),
+      ));
     if (!saved) throw subscriptionNotFound(scope, eventType);
     this.filters.forget(scope, eventType);
   }

@@ -5,6 +5,7 @@ import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { SubscriptionService } from './subscription.service';
 
 const EVENT_PARAM = { name: 'subscription', description: 'Name of the subscribed event, e.g. acw_start.' };
@@ -32,8 +33,9 @@ export class SubscriptionController {
     @OwnedApplication() scope: ApplicationScope,
     @Param('subscription') eventType: string,
     @Body() body: UpsertSubscriptionRequest,
+    @CallerOf() caller: Caller,
   ): Promise<SubscriptionsResponse> {
-    return { success: true, subscriptions: await this.subscriptions.upsert(scope, eventType, body) };
+    return { success: true, subscriptions: await this.subscriptions.upsert(scope, eventType, body, caller) };
   }
 
   @Delete(':subscription')
@@ -41,7 +43,11 @@ export class SubscriptionController {
   @ApiParam(EVENT_PARAM)
   @ApiOkResponse({ type: SubscriptionsResponse })
   @ApiErrors('SUBSCRIPTION_NOT_FOUND')
-  async delete(@OwnedApplication() scope: ApplicationScope, @Param('subscription') eventType: string): Promise<SubscriptionsResponse> {
-    return { success: true, subscriptions: await this.subscriptions.delete(scope, eventType) };
+  async delete(
+    @OwnedApplication() scope: ApplicationScope,
+    @Param('subscription') eventType: string,
+    @CallerOf() caller: Caller,
+  ): Promise<SubscriptionsResponse> {
+    return { success: true, subscriptions: await this.subscriptions.delete(scope, eventType, caller) };
   }
 }

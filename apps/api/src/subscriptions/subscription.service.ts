@@ -1,7 +1,16 @@
 import { AppError, Errors, quoteInput, SubscriptionMap, UpsertSubscriptionRequest } from '@herald/contracts';
-import { Clock, CLOCK, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
-import { ApplicationScope, DeliveryLogRepository, EventTypeRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
+import { auditChanges, Clock, CLOCK, EVENT_TYPE_NAME_PATTERN } from '@herald/core';
+import {
+  ApplicationScope,
+  DeliveryLogRepository,
+  EventTypeRepository,
+  SubscriptionRecord,
+  SubscriptionRepository,
+  WebhookRepository,
+} from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditTrail } from '../common/audit/audit-trail';
+import { Caller } from '../common/audit/caller';
 
 @Injectable()
 export class SubscriptionService {
@@ -10,6 +19,7 @@ export class SubscriptionService {
     private readonly webhooks: WebhookRepository,
     private readonly eventTypes: EventTypeRepository,
     private readonly deliveries: DeliveryLogRepository,
+    private readonly audit: AuditTrail,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -18,16 +28,27 @@ export class SubscriptionService {
     return this.currentMap(scope);
   }
 
-  /** Creates the subscription (omitted flags: ensure_delivery false, active true) or changes the flags given. */
-  async upsert(scope: ApplicationScope, eventType: string, request: UpsertSubscriptionRequest): Promise<SubscriptionMap> {
+  /**
+   * Creates the subscription (omitted flags: ensure_delivery false, active true) or changes the
+   * flags given; recorded as `subscription.created` or `subscription.updated`.
+   */
+  async upsert(scope: ApplicationScope, eventType: string, request: UpsertSubscriptionRequest, caller: Caller): Promise<SubscriptionMap> {
     if (!EVENT_TYPE_NAME_PATTERN.test(eventType) || !(await this.eventTypes.exists(eventType))) {
       throw Errors.unknownEventType(eventType, 'subscription');
     }
     await this.requireWebhook(scope);
-    const saved = await this.subscriptions.upsert(scope, eventType, {
-      ensureDelivery: request.ensure_delivery,
-      active: request.active,
-    });
+    const saved = await this.subscriptions.upsert(
+      scope,
+      eventType,
+      { ensureDelivery: request.ensure_delivery, active: request.active },
+      ({ before, after }) =>
+        this.audit.entry(
+          caller,
+          before ? 'subscription.updated' : 'subscription.created',
+          scope,
+          auditChanges(subscriptionFields(before), subscriptionFields(after)),
+        ),
+    );
     // The webhook was deleted between the check above and the write.
     if (saved === 'no_webhook') throw Errors.webhookNotConfigured(scope.applicationId);
     return this.currentMap(scope);
@@ -38,9 +59,14 @@ export class SubscriptionService {
    * and answers with the subscriptions that remain. (Deactivating cancels lazily instead: a
    * waiting delivery is cancelled when it comes due while the subscription is inactive.)
    */
-  async delete(scope: ApplicationScope, eventType: string): Promise<SubscriptionMap> {
+  async delete(scope: ApplicationScope, eventType: string, caller: Caller): Promise<SubscriptionMap> {
     await this.requireWebhook(scope);
-    if (!EVENT_TYPE_NAME_PATTERN.test(eventType) || !(await this.subscriptions.delete(scope, eventType))) {
+    const removed =
+      EVENT_TYPE_NAME_PATTERN.test(eventType) &&
+      (await this.subscriptions.delete(scope, eventType, (subscription) =>
+        this.audit.entry(caller, 'subscription.deleted', scope, auditChanges(subscriptionFields(subscription), null)),
+      ));
+    if (!removed) {
       throw new AppError('SUBSCRIPTION_NOT_FOUND', `Application ${scope.applicationId} has no subscription to ${quoteInput(eventType)}.`);
     }
     await this.deliveries.cancelPending(scope, this.clock.now(), eventType);
@@ -58,4 +84,14 @@ export class SubscriptionService {
       throw Errors.webhookNotConfigured(scope.applicationId);
     }
   }
+}
+
+/** A subscription as audit fields, named by its event (`acw_start.active`), so a record says which one changed. */
+function subscriptionFields(subscription: SubscriptionRecord | null): Record<string, unknown> | null {
+  if (subscription === null) return null;
+  const event = subscription.eventType;
+  return Object.fromEntries([
+    [`${event}.ensure_delivery`, subscription.ensureDelivery],
+    [`${event}.active`, subscription.active],
+  ]);
 }

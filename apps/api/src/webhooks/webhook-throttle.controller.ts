@@ -5,6 +5,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { WebhookThrottleService } from './webhook-throttle.service';
 
 /** PUT/GET …/webhook/throttle (PRODUCT.md §10): its own controller beside the configuration's, on the same path. */
@@ -22,8 +23,12 @@ export class WebhookThrottleController {
   })
   @ApiOkResponse({ type: WebhookThrottleResponse })
   @ApiErrors(...BODY_ERRORS)
-  async set(@OwnedApplication() scope: ApplicationScope, @Body() body: SetWebhookThrottleRequest): Promise<WebhookThrottleResponse> {
-    return ok(await this.throttles.set(scope, body));
+  async set(
+    @OwnedApplication() scope: ApplicationScope,
+    @Body() body: SetWebhookThrottleRequest,
+    @CallerOf() caller: Caller,
+  ): Promise<WebhookThrottleResponse> {
+    return ok(await this.throttles.set(scope, body, caller));
   }
 
   @Get()

@@ -1,13 +1,16 @@
-import { Clock, CLOCK } from '@herald/core';
+import { auditChanges, Clock, CLOCK } from '@herald/core';
 import { Errors, SetWebhookThrottleRequest, WebhookThrottleDto } from '@herald/contracts';
 import { ApplicationScope, WebhookThrottleRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditTrail } from '../common/audit/audit-trail';
+import { Caller } from '../common/audit/caller';
 
 /** A webhook's throttle (PRODUCT.md §10); the worker's claim enforces it. */
 @Injectable()
 export class WebhookThrottleService {
   constructor(
     private readonly throttles: WebhookThrottleRepository,
+    private readonly audit: AuditTrail,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -15,8 +18,12 @@ export class WebhookThrottleService {
     return toDto(scope, await this.throttles.find(scope));
   }
 
-  async set(scope: ApplicationScope, request: SetWebhookThrottleRequest): Promise<WebhookThrottleDto> {
-    return toDto(scope, await this.throttles.set(scope, request.per_second, this.clock.now()));
+  /** Recorded as `webhook.throttle_updated`. */
+  async set(scope: ApplicationScope, request: SetWebhookThrottleRequest, caller: Caller): Promise<WebhookThrottleDto> {
+    const saved = await this.throttles.set(scope, request.per_second, this.clock.now(), ({ before, after }) =>
+      this.audit.entry(caller, 'webhook.throttle_updated', scope, auditChanges({ per_second: before }, { per_second: after })),
+    );
+    return toDto(scope, saved);
   }
 }
 

@@ -5,6 +5,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { Caller, CallerOf } from '../common/audit/caller';
 import { WebhookService } from './webhook.service';
 
 @ApplicationController('webhook', { tag: 'webhook' })
@@ -15,8 +16,12 @@ export class WebhookController {
   @ApiOperation({ summary: 'Update webhook parameters', description: 'Creates or replaces the webhook configuration.' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors(...BODY_ERRORS, 'URL_NOT_ALLOWED', 'HEADER_NOT_ALLOWED')
-  async upsert(@OwnedApplication() scope: ApplicationScope, @Body() body: UpsertWebhookRequest): Promise<WebhookResponse> {
-    return ok(await this.webhooks.upsert(scope, body));
+  async upsert(
+    @OwnedApplication() scope: ApplicationScope,
+    @Body() body: UpsertWebhookRequest,
+    @CallerOf() caller: Caller,
+  ): Promise<WebhookResponse> {
+    return ok(await this.webhooks.upsert(scope, body, caller));
   }
 
   @Get()
@@ -34,8 +39,8 @@ export class WebhookController {
   })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
-  async delete(@OwnedApplication() scope: ApplicationScope): Promise<WebhookResponse> {
-    return ok(await this.webhooks.delete(scope));
+  async delete(@OwnedApplication() scope: ApplicationScope, @CallerOf() caller: Caller): Promise<WebhookResponse> {
+    return ok(await this.webhooks.delete(scope, caller));
   }
 
   @Get('retry_schedule')
@@ -50,11 +55,14 @@ export class WebhookController {
   }
 
   @Get('secret')
-  @ApiOperation({ summary: 'Read the signing secret', description: 'The secret new signatures are made with.' })
+  @ApiOperation({
+    summary: 'Read the signing secret',
+    description: 'The secret new signatures are made with. Each read is an audit record (webhook.secret_read).',
+  })
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
-  async secret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
-    return ok({ secret: await this.webhooks.secret(scope) });
+  async secret(@OwnedApplication() scope: ApplicationScope, @CallerOf() caller: Caller): Promise<WebhookSecretResponse> {
+    return ok({ secret: await this.webhooks.secret(scope, caller) });
   }
 
   @Post('secret/rotate')
@@ -65,7 +73,7 @@ export class WebhookController {
   })
   @ApiOkResponse({ type: WebhookSecretResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
-  async rotateSecret(@OwnedApplication() scope: ApplicationScope): Promise<WebhookSecretResponse> {
-    return ok({ secret: await this.webhooks.rotateSecret(scope) });
+  async rotateSecret(@OwnedApplication() scope: ApplicationScope, @CallerOf() caller: Caller): Promise<WebhookSecretResponse> {
+    return ok({ secret: await this.webhooks.rotateSecret(scope, caller) });
   }
 }

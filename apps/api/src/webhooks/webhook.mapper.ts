@@ -1,3 +1,4 @@
+import { headerFields } from '@herald/core';
 import { WebhookConfigDto } from '@herald/contracts';
 import { WebhookRecord } from '@herald/database';
 
@@ -13,5 +14,20 @@ export function toWebhookDto(webhook: WebhookRecord): WebhookConfigDto {
       backoff_value: policy.backoffValue,
     },
     headers: webhook.headers,
+  };
+}
+
+/** A webhook as audit fields (PRODUCT.md §16): the api's field names, its headers one field each (their values are redacted). */
+export function webhookAuditFields(webhook: WebhookRecord | null): Record<string, unknown> | null {
+  if (webhook === null) return null;
+  const { retryPolicy: policy } = webhook;
+  return {
+    url: webhook.url,
+    retry_enabled: webhook.retryEnabled,
+    'retry_config.retry_value': policy.retryValue,
+    'retry_config.max_retries': policy.maxRetries,
+    'retry_config.backoff_type': policy.backoffType,
+    'retry_config.backoff_value': policy.backoffValue,
+    ...headerFields(webhook.headers),
   };
 }

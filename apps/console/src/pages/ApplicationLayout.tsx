@@ -5,7 +5,7 @@ import { api, call } from '../api/client';
 import { countsKey, plural, useApplicationOverview, useDeliveryCounts, useWebhookStatus, webhookStatusKey } from '../api/queries';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Time } from '../components/Time';
-import { absoluteTime } from '../lib/time';
+import { absoluteTime, relativeTime } from '../lib/time';
 import { useSession } from '../session-context';
 
 export function useApplicationId(): number {
@@ -19,6 +19,7 @@ const TABS: [string, string][] = [
   ['deliveries', 'Deliveries'],
   ['events', 'Events'],
   ['endpoint', 'Secret and health'],
+  ['audit', 'Audit log'],
 ];
 
 export function ApplicationLayout() {
@@ -171,6 +172,13 @@ export function EndpointTrouble({ applicationId }: { applicationId: number }) {
             </>
           ) : (
             'no success yet.'
+          )}
+          {s.will_disable_at && (
+            // PRODUCT.md §16: the warning before Herald disables it, with the moment to beat.
+            <p className="banner-deadline">
+              Herald will disable it on <time dateTime={s.will_disable_at}>{absoluteTime(s.will_disable_at)}</time> (
+              {relativeTime(s.will_disable_at)}) unless a delivery succeeds before then.
+            </p>
           )}
         </div>
         <Link className="button subtle" to={`/applications/${applicationId}/deliveries?status=failed`}>

@@ -11,7 +11,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Removes what is older than HERALD_RETENTION_DAYS (PRODUCT.md §11): finished deliveries with
  * their attempts, then events without deliveries, then portal links that stopped working —
- * never a pending, paused or in-flight delivery, nor its event. Runs in every worker; the advisory lock in RetentionRepository makes
+ * never a pending, paused or in-flight delivery, nor its event; and audit records older than
+ * HERALD_AUDIT_RETENTION_DAYS (§16). Runs in every worker; the advisory lock in RetentionRepository makes
  * the passes of a fleet take turns.
  */
 @Injectable()
@@ -30,8 +31,11 @@ export class RetentionJob extends PeriodicJob {
 
   /** One pass now, batch by batch. Null when another process is running one. */
   async runOnce(): Promise<RemovedRows | null> {
-    const cutoff = new Date(this.clock.now().getTime() - this.config.retention.days * DAY_MS);
+    const now = this.clock.now().getTime();
+    const cutoff = new Date(now - this.config.retention.days * DAY_MS);
+    const auditCutoff = new Date(now - this.config.retention.auditDays * DAY_MS);
     const removed = await this.retention.removeOlderThan(cutoff, {
+      auditCutoff,
       afterBatch: (batch) => {
         this.metrics.recordRetention(batch);
         if (this.stopping) throw new JobStopped();
@@ -41,6 +45,9 @@ export class RetentionJob extends PeriodicJob {
       this.logger.log(
         `removed ${removed.deliveries} deliveries (${removed.attempts} attempts), ${removed.events} events and ${removed.portalLinks} portal links older than ${cutoff.toISOString()}`,
       );
+    }
+    if (removed && removed.auditRecords > 0) {
+      this.logger.log(`removed ${removed.auditRecords} audit records older than ${auditCutoff.toISOString()}`);
     }
     return removed;
   }

@@ -64,6 +64,7 @@ export class WorkerMetrics {
     this.retentionRemoved.inc({ table: 'delivery_attempts' }, removed.attempts);
     this.retentionRemoved.inc({ table: 'events' }, removed.events);
     this.retentionRemoved.inc({ table: 'portal_links' }, removed.portalLinks);
+    this.retentionRemoved.inc({ table: 'audit_log' }, removed.auditRecords);
   }
 
   recordOutcome(outcome: AttemptOutcome): void {

@@ -8,7 +8,7 @@ import {
   SubscriptionRepository,
   WebhookRepository,
 } from '@herald/database';
-import { cloneDatabase, Row, sql, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
+import { cloneDatabase, Row, sql, TestDatabase, testAudit, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
 import { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { WorkerModule } from '../../src/worker.module';
@@ -86,18 +86,19 @@ export class TestWorker {
     const id = nextApplicationId++;
     await this.sql(`INSERT INTO accounts (id, name) VALUES ($1, 'test') ON CONFLICT DO NOTHING`, ['acc_worker_tests']);
     const applications = this.app.get(ApplicationRepository);
-    const created = await applications.create({ id, accountId: 'acc_worker_tests', name: `app ${id}` });
+    const created = await applications.create({ id, accountId: 'acc_worker_tests', name: `app ${id}` }, testAudit);
     if (typeof created === 'string') throw new Error(`application ${id} not created: ${created}`);
     const scope = applications.scopeOf(created);
     await this.configure(scope, setup);
     for (const [event, flags] of Object.entries(setup.subscriptions ?? { acw_start: { ensureDelivery: true } })) {
-      await this.app.get(SubscriptionRepository).upsert(scope, event, flags);
+      await this.app.get(SubscriptionRepository).upsert(scope, event, flags, testAudit);
     }
     return scope;
   }
 
   async configure(scope: ApplicationScope, setup: WebhookSetup): Promise<void> {
-    await this.app.get(WebhookRepository).upsert(
+    const webhooks = this.app.get(WebhookRepository);
+    const saved = await webhooks.upsert(
       scope,
       {
         url: setup.url,
@@ -105,8 +106,11 @@ export class TestWorker {
         retryPolicy: { ...FAST_POLICY, ...setup.policy },
         headers: setup.headers ?? {},
       },
+      await webhooks.find(scope),
       { id: `sec_${nextApplicationId++}`, secret: generateWebhookSecret() },
+      testAudit(),
     );
+    if (saved === 'changed') throw new Error(`the webhook of application ${scope.applicationId} changed while configuring it`);
   }
 
   /** Publishes through the same repository the api uses; returns the delivery id (or null). */

@@ -31,6 +31,15 @@ export class WebhookStatusDto {
 
   @ApiProperty({ type: 'integer', example: 0, description: 'Failed attempts since the last success.' })
   consecutive_failures!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description:
+      'While it is failing (and active): when Herald will disable it unless an attempt succeeds first, HERALD_DISABLE_AFTER_HOURS after failing_since (if by then at least 10 attempts have failed). Null otherwise, and when auto-disable is off.',
+  })
+  will_disable_at!: string | null;
 }
 
 export class WebhookStatusResponse extends EnvelopeOf(WebhookStatusDto) {}

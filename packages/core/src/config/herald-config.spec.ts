@@ -27,7 +27,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       },
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
-      retention: { days: 30 },
+      retention: { days: 30, auditDays: 365 },
       health: { disableAfterHours: 120 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
@@ -52,6 +52,8 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_LOG_LEVEL: 'DEBUG',
       HERALD_DATA_DIR: '/var/lib/herald',
       HERALD_EMBEDDED_DATABASE: '1',
+      HERALD_RETENTION_DAYS: '7',
+      HERALD_AUDIT_RETENTION_DAYS: '2555',
     });
     expect(config.http).toEqual({ host: '0.0.0.0', port: 8080 });
     expect(config.database).toEqual({ url: 'postgresql://u:p@db:5432/herald', poolSize: 10, embedded: true });
@@ -66,6 +68,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
     expect(config.metrics).toEqual({ workerPort: 0 });
+    expect(config.retention).toEqual({ days: 7, auditDays: 2555 });
     expect(config.log.level).toBe('debug');
   });
 
@@ -85,6 +88,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_RATE_LIMIT_BURST', '0', /HERALD_RATE_LIMIT_BURST/],
     ['HERALD_WORKER_METRICS_PORT', '65536', /HERALD_WORKER_METRICS_PORT/],
     ['HERALD_RETENTION_DAYS', '0', /HERALD_RETENTION_DAYS/],
+    ['HERALD_AUDIT_RETENTION_DAYS', '0', /HERALD_AUDIT_RETENTION_DAYS: must be an integer from 1 to 36500/],
     ['HERALD_DISABLE_AFTER_HOURS', '-1', /HERALD_DISABLE_AFTER_HOURS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],

@@ -33,8 +33,11 @@ export interface HeraldConfig {
   rateLimit: { perSecond: number; burst: number };
   /** The worker's Prometheus endpoint; 0 turns it off (the api serves /metrics on its own port). */
   metrics: { workerPort: number };
-  /** How long events, finished deliveries and their attempts are kept (PRODUCT.md §11). */
-  retention: { days: number };
+  /**
+   * How long events, finished deliveries and their attempts are kept (PRODUCT.md §11), and audit
+   * records (§16).
+   */
+  retention: { days: number; auditDays: number };
   /** Auto-disable (PRODUCT.md §10): hours of nothing but failures before a webhook is disabled; 0 never. */
   health: { disableAfterHours: number };
   log: { level: LogLevel };
@@ -158,6 +161,7 @@ const environmentSchema = z.object({
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
   HERALD_WORKER_METRICS_PORT: integer(9464, 0, 65_535),
   HERALD_RETENTION_DAYS: integer(30, 1, 36_500),
+  HERALD_AUDIT_RETENTION_DAYS: integer(365, 1, 36_500),
   HERALD_DISABLE_AFTER_HOURS: integer(120, 0, 87_600),
   HERALD_LOG_LEVEL: z
     .string()
@@ -225,7 +229,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },
-    retention: { days: e.HERALD_RETENTION_DAYS },
+    retention: { days: e.HERALD_RETENTION_DAYS, auditDays: e.HERALD_AUDIT_RETENTION_DAYS },
     health: { disableAfterHours: e.HERALD_DISABLE_AFTER_HOURS },
     log: { level: e.HERALD_LOG_LEVEL },
     embedded: { dataDir: e.HERALD_DATA_DIR },

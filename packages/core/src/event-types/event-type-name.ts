@@ -11,7 +11,13 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  * application, but they are the operator's: never listed to customers, published by them, or
  * subscribed to.
  */
-export const OPERATIONAL_EVENT_TYPES = ['webhook.disabled', 'webhook.enabled', 'delivery.exhausted'] as const;
+export const OPERATIONAL_EVENT_TYPES = [
+  'webhook.disabled',
+  'webhook.enabled',
+  'delivery.exhausted',
+  'webhook.failing',
+  'webhook.recovered',
+] as const;
 export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
 
 export function isOperationalEventType(name: string): name is OperationalEventType {

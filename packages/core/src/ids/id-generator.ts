@@ -1,7 +1,7 @@
 import { encodeTime, monotonicFactory } from 'ulid';
 import { randomPool } from '../random/random-pool';
 
-export type IdPrefix = 'acc' | 'key' | 'sec' | 'evt' | 'dlv' | 'ptl';
+export type IdPrefix = 'acc' | 'key' | 'sec' | 'evt' | 'dlv' | 'ptl' | 'aud';
 
 /**
  * Prefixed, time-ordered ids (`evt_01JD…`): the prefix tells a reader what an id names, and the

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AuditEntry } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { PrismaService } from '../prisma.service';
 import { AccountRecord, Page, pageOf } from '../records';
 
@@ -6,8 +8,12 @@ import { AccountRecord, Page, pageOf } from '../records';
 export class AccountRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(account: AccountRecord): Promise<AccountRecord> {
-    const row = await this.prisma.account.create({ data: account, select: { id: true, name: true } });
+  /** The account and its audit record, in one transaction. */
+  async create(account: AccountRecord, audit: AuditEntry): Promise<AccountRecord> {
+    const [row] = await this.prisma.$transaction([
+      this.prisma.account.create({ data: account, select: { id: true, name: true } }),
+      this.prisma.auditRecord.create({ data: auditCreateData(audit), select: { id: true } }),
+    ]);
     return row;
   }
 

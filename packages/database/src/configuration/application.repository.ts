@@ -1,5 +1,7 @@
 import { APPLICATION_ID_MAX } from '@herald/core';
 import { Injectable } from '@nestjs/common';
+import { AuditOf } from '../audit/audit.sql';
+import { createAudit } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
@@ -39,21 +41,25 @@ export class ApplicationRepository {
   }
 
   /**
-   * Creates an application with the platform's id, or with the next free one when none is given.
-   * `id_taken`: the platform's id is in use; `ids_exhausted`: no id is free.
+   * Creates an application with the platform's id, or with the next free one when none is given,
+   * with the audit record `audit` makes of it, in one transaction. `id_taken`: the platform's id is
+   * in use; `ids_exhausted`: no id is free.
    */
-  async create(application: {
-    id: number | null;
-    accountId: string;
-    name: string;
-  }): Promise<ApplicationRecord | 'id_taken' | 'ids_exhausted'> {
+  async create(
+    application: { id: number | null; accountId: string; name: string },
+    audit: AuditOf<ApplicationRecord>,
+  ): Promise<ApplicationRecord | 'id_taken' | 'ids_exhausted'> {
     for (let attempt = 1; ; attempt++) {
       const id = application.id ?? (await this.nextFreeId());
       if (id === null) return 'ids_exhausted';
       try {
-        return await this.prisma.application.create({
-          data: { id, accountId: application.accountId, name: application.name },
-          select: { id: true, accountId: true, name: true },
+        return await this.prisma.$transaction(async (tx) => {
+          const created = await tx.application.create({
+            data: { id, accountId: application.accountId, name: application.name },
+            select: { id: true, accountId: true, name: true },
+          });
+          await createAudit(tx, audit(created));
+          return created;
         });
       } catch (error) {
         if (classifyDatabaseError(error) !== 'unique_violation') throw error;

@@ -1,5 +1,7 @@
 import { OPERATIONAL_EVENT_TYPES, isOperationalEventType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
+import { AuditEntry, auditValues, insertAuditFrom } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
 import { EVENT_TYPE_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
@@ -49,20 +51,23 @@ export class EventTypeRepository {
     return (await this.prisma.eventType.count({ where: { name } })) > 0;
   }
 
-  /** `name_taken`: the catalogue has an event type of that name already. */
-  async create(eventType: NewEventTypeRecord): Promise<EventTypeRecord | 'name_taken'> {
+  /** The event type and its audit record, in one transaction. `name_taken`: the catalogue has one of that name already. */
+  async create(eventType: NewEventTypeRecord, audit: AuditEntry): Promise<EventTypeRecord | 'name_taken'> {
     try {
-      const row = await this.prisma.eventType.create({
-        // A null schema or example is the column's default (SQL NULL); Prisma spells it DbNull.
-        data: {
-          name: eventType.name,
-          description: eventType.description,
-          enforce: eventType.enforce,
-          ...(eventType.schema === null ? {} : { schema: eventType.schema as object }),
-          ...(eventType.example === null ? {} : { example: eventType.example as object }),
-        },
-        select: SELECT,
-      });
+      const [row] = await this.prisma.$transaction([
+        this.prisma.eventType.create({
+          // A null schema or example is the column's default (SQL NULL); Prisma spells it DbNull.
+          data: {
+            name: eventType.name,
+            description: eventType.description,
+            enforce: eventType.enforce,
+            ...(eventType.schema === null ? {} : { schema: eventType.schema as object }),
+            ...(eventType.example === null ? {} : { example: eventType.example as object }),
+          },
+          select: SELECT,
+        }),
+        this.prisma.auditRecord.create({ data: auditCreateData(audit), select: { id: true } }),
+      ]);
       return toRecord(row);
     } catch (error) {
       if (classifyDatabaseError(error) === 'unique_violation') return 'name_taken';
@@ -74,9 +79,15 @@ export class EventTypeRepository {
    * Replaces the event type's description, schema, enforcement and example, only while its
    * revision is still `revision` (the one the caller checked the new state against): `changed`
    * when another change came first or the type is gone, and nothing is written. The new revision
-   * is NOTIFYd to every api process in the same statement.
+   * is NOTIFYd to every api process, and `audit` (made from the state at `revision`) recorded, in
+   * the same statement.
    */
-  async update(name: string, revision: number, fields: Omit<NewEventTypeRecord, 'name'>): Promise<EventTypeRecord | 'changed'> {
+  async update(
+    name: string,
+    revision: number,
+    fields: Omit<NewEventTypeRecord, 'name'>,
+    audit: AuditEntry,
+  ): Promise<EventTypeRecord | 'changed'> {
     const rows = await this.pg.sql<{
       name: string;
       description: string;
@@ -89,6 +100,8 @@ export class EventTypeRepository {
          UPDATE event_types SET description = $3, schema = $4::json, enforce = $5, example = $6::json, revision = revision + 1
           WHERE name = $1 AND revision = $2
           RETURNING name, description, schema, enforce, example, revision
+       ), audited AS (
+         ${insertAuditFrom('updated', 8)}
        )
        SELECT updated.*, pg_notify($7, updated.name)::text AS notified FROM updated`,
       [
@@ -99,6 +112,7 @@ export class EventTypeRepository {
         fields.enforce,
         fields.example === null ? null : JSON.stringify(fields.example),
         EVENT_TYPE_CHANNEL,
+        ...auditValues(audit),
       ],
     );
     return rows.length === 0 ? 'changed' : toRecord(rows[0]);

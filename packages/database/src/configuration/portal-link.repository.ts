@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AuditEntry, AuditOf, insertAudit } from '../audit/audit.sql';
+import { auditCreateData } from './audit-record';
 import { API_KEY_CHANNEL } from '../notifications/channel-listener';
 import { PgPool } from '../pg-pool';
 import { PrismaService } from '../prisma.service';
@@ -27,11 +29,17 @@ export class PortalLinkRepository {
     private readonly pg: PgPool,
   ) {}
 
+  /** The link and its audit record, in one transaction. */
   async create(
     scope: ApplicationScope,
     link: { id: string; tokenHash: string; expiresAt: Date; createdAt: Date },
+    audit: AuditEntry,
   ): Promise<PortalLinkRecord> {
-    return this.prisma.portalLink.create({ data: { ...link, applicationId: scope.applicationId }, select: SELECT });
+    const [created] = await this.prisma.$transaction([
+      this.prisma.portalLink.create({ data: { ...link, applicationId: scope.applicationId }, select: SELECT }),
+      this.prisma.auditRecord.create({ data: auditCreateData(audit), select: { id: true } }),
+    ]);
+    return created;
   }
 
   /**
@@ -51,18 +59,23 @@ export class PortalLinkRepository {
   /**
    * Revokes every link of the application that still works at `now` and tells every api process
    * to drop them from its cache (NOTIFY on the api keys' channel, with each link's id, in the
-   * same statement). Links already expired or revoked are left as they are. The ids revoked.
+   * same statement). Links already expired or revoked are left as they are. The audit record
+   * `audit` makes of the ids revoked is written in the same transaction. The ids revoked.
    */
-  async revokeAll(scope: ApplicationScope, now: Date): Promise<string[]> {
-    const rows = await this.pg.sql<{ id: string }>(
-      `WITH revoked AS (
-         UPDATE portal_links SET revoked_at = $2
-          WHERE application_id = $1 AND revoked_at IS NULL AND expires_at > $2
+  async revokeAll(scope: ApplicationScope, now: Date, audit: AuditOf<string[]>): Promise<string[]> {
+    return this.pg.transaction(async (sql) => {
+      const rows = await sql<{ id: string }>(
+        `WITH revoked AS (
+           UPDATE portal_links SET revoked_at = $2
+            WHERE application_id = $1 AND revoked_at IS NULL AND expires_at > $2
          RETURNING id
        )
-       SELECT id, pg_notify($3, id)::text AS notified FROM revoked`,
-      [scope.applicationId, now, API_KEY_CHANNEL],
-    );
-    return rows.map((row) => row.id);
+       SELECT id, pg_notify($3, id)::text AS notified FROM revoked ORDER BY id`,
+        [scope.applicationId, now, API_KEY_CHANNEL],
+      );
+      const revoked = rows.map((row) => row.id);
+      await insertAudit(sql, audit(revoked));
+      return revoked;
+    });
   }
 }

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { AuditOf, insertAudit } from '../audit/audit.sql';
+import { createAudit } from './audit-record';
 import { classifyDatabaseError } from '../database-errors';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
 import { PgPool } from '../pg-pool';
 import { ApplicationScope, SubscriptionRecord } from '../records';
 
 const SELECT = { eventType: true, ensureDelivery: true, active: true } as const;
 const DEFAULT_FLAGS = { ensureDelivery: false, active: true };
+/** A subscription created by another request between this one's look and its write: look again, so few times suffice. */
+const UPSERT_ATTEMPTS = 3;
 
 @Injectable()
 export class SubscriptionRepository {
@@ -23,34 +28,58 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Creates the subscription with defaults for omitted flags, or changes only the flags given.
+   * Creates the subscription with defaults for omitted flags, or changes only the flags given,
+   * with the audit record `audit` makes of it before and after, in one transaction. An existing
+   * row is locked first (a no-op update), so `before` is exactly what this change replaced.
    * The webhook must exist (checked by the caller); `no_webhook` when it was deleted meanwhile.
    */
   async upsert(
     scope: ApplicationScope,
     eventType: string,
     flags: { ensureDelivery?: boolean; active?: boolean },
+    audit: AuditOf<{ before: SubscriptionRecord | null; after: SubscriptionRecord }>,
   ): Promise<'saved' | 'no_webhook'> {
-    try {
-      await this.prisma.subscription.upsert({
-        where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },
-        create: { applicationId: scope.applicationId, eventType, ...DEFAULT_FLAGS, ...definedOnly(flags) },
-        update: { ...definedOnly(flags), updatedAt: new Date() },
-        select: SELECT,
-      });
-      return 'saved';
-    } catch (error) {
-      if (classifyDatabaseError(error) === 'foreign_key_violation') return 'no_webhook';
-      throw error;
+    const where = { applicationId: scope.applicationId, eventType };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.prisma.$transaction(async (tx) => {
+          const now = new Date();
+          const { count } = await tx.subscription.updateMany({ where, data: { updatedAt: now } });
+          const before = count > 0 ? await tx.subscription.findUnique({ where: { applicationId_eventType: where }, select: SELECT }) : null;
+          const after = before
+            ? await tx.subscription.update({
+                where: { applicationId_eventType: where },
+                data: { ...definedOnly(flags), updatedAt: now },
+                select: SELECT,
+              })
+            : await tx.subscription.create({ data: { ...where, ...DEFAULT_FLAGS, ...definedOnly(flags) }, select: SELECT });
+          await createAudit(tx, audit({ before, after }));
+        });
+        return 'saved';
+      } catch (error) {
+        const failure = classifyDatabaseError(error);
+        if (failure === 'foreign_key_violation') return 'no_webhook';
+        // Another request created it between the lock and the create: again, now finding it.
+        if (failure !== 'unique_violation' || attempt >= UPSERT_ATTEMPTS) throw error;
+      }
     }
   }
 
-  /** True when there was a subscription to remove. */
-  async delete(scope: ApplicationScope, eventType: string): Promise<boolean> {
-    const { count } = await this.prisma.subscription.deleteMany({
-      where: { applicationId: scope.applicationId, eventType },
-    });
-    return count > 0;
+  /** Removes the subscription with the audit record `audit` makes of it, in one transaction; false when there was none. */
+  async delete(scope: ApplicationScope, eventType: string, audit: AuditOf<SubscriptionRecord>): Promise<boolean> {
+    try {
+      await this.prisma.$transaction(async (tx) => {
+        const removed = await tx.subscription.delete({
+          where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },
+          select: SELECT,
+        });
+        await createAudit(tx, audit(removed));
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return false;
+      throw error;
+    }
   }
 
   /**
@@ -83,18 +112,33 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Sets (or with null removes) the subscription's filter; false when there is no such
-   * subscription. On the pool, as the JSON text: Prisma rebuilds a JSON argument key by key, and
-   * assigning a key named `__proto__` sets a prototype instead (the filter is the client's
-   * document, whose keys are kept as sent). The table's trigger NOTIFYs every api process in
-   * the same statement.
+   * Sets (or with null removes) the subscription's filter, with the audit record `audit` makes of
+   * the filter it replaced, in one transaction (the row locked first, so `before` is exactly what
+   * was replaced); false, and no record, when there is no such subscription. On the pool, as the
+   * JSON text: Prisma rebuilds a JSON argument key by key, and assigning a key named `__proto__`
+   * sets a prototype instead (the filter is the client's document, whose keys are kept as sent).
+   * The table's trigger NOTIFYs every api process at the commit.
    */
-  async setFilter(scope: ApplicationScope, eventType: string, filter: Record<string, unknown> | null): Promise<boolean> {
-    const rows = await this.pg.sql(
-      `UPDATE subscriptions SET filter = $3::json, updated_at = now() WHERE application_id = $1 AND event_type = $2 RETURNING event_type`,
-      [scope.applicationId, eventType, filter === null ? null : JSON.stringify(filter)],
-    );
-    return rows.length > 0;
+  async setFilter(
+    scope: ApplicationScope,
+    eventType: string,
+    filter: Record<string, unknown> | null,
+    audit: AuditOf<{ before: Record<string, unknown> | null }>,
+  ): Promise<boolean> {
+    return this.pg.transaction(async (sql) => {
+      const [locked] = await sql<{ filter: unknown }>(
+        `SELECT filter FROM subscriptions WHERE application_id = $1 AND event_type = $2 FOR UPDATE`,
+        [scope.applicationId, eventType],
+      );
+      if (!locked) return false;
+      await sql(`UPDATE subscriptions SET filter = $3::json, updated_at = now() WHERE application_id = $1 AND event_type = $2`, [
+        scope.applicationId,
+        eventType,
+        filter === null ? null : JSON.stringify(filter),
+      ]);
+      await insertAudit(sql, audit({ before: jsonObjectOrNull(locked.filter) }));
+      return true;
+    });
   }
 }
 

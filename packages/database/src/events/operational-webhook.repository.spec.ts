@@ -3,6 +3,7 @@ import { PgPool } from '../pg-pool';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { sql } from '../testing/sql';
+import { testAudit } from '../testing/audit';
 import { OperationalNotice, OperationalWebhookRepository, queueOperationalNotice } from './operational-webhook.repository';
 
 /**
@@ -48,7 +49,7 @@ describe('OperationalWebhookRepository', () => {
     };
   }
   const configure = (now = new Date()) =>
-    operational.upsert({ url: 'https://Ops.Example.test:8443/herald', headers: {} }, 'first-secret', now);
+    operational.upsert({ url: 'https://Ops.Example.test:8443/herald', headers: {} }, 'first-secret', now, testAudit);
 
   /** The notice's event, delivery and queue row, as far as each exists. */
   const stored = async (queuedNotice: OperationalNotice) => ({
@@ -89,6 +90,7 @@ describe('OperationalWebhookRepository', () => {
       { url: 'http://10.9.9.9:9/ops', headers: { 'x-z': '1', 'x-a': '2' } },
       'second-secret',
       updated,
+      testAudit,
     );
 
     expect(replaced).toEqual({ url: 'http://10.9.9.9:9/ops', headers: { 'x-z': '1', 'x-a': '2' }, createdAt: created, updatedAt: updated });
@@ -163,7 +165,7 @@ describe('OperationalWebhookRepository', () => {
     );
     const now = new Date();
 
-    expect(await operational.delete(now)).toMatchObject({ url: 'https://Ops.Example.test:8443/herald' });
+    expect(await operational.delete(now, testAudit)).toMatchObject({ url: 'https://Ops.Example.test:8443/herald' });
 
     expect(await operational.find()).toBeNull();
     for (const cancelled of waiting) {
@@ -177,7 +179,7 @@ describe('OperationalWebhookRepository', () => {
 
     // Nothing left to remove: null, and nothing cancelled (the worker's lease has run out meanwhile).
     await sql(db.url, 'UPDATE delivery_queue SET lease_token = NULL, lease_until = NULL WHERE delivery_id = $1', [sending.deliveryId]);
-    expect(await operational.delete(new Date())).toBeNull();
+    expect(await operational.delete(new Date(), testAudit)).toBeNull();
     expect(await stored(sending)).toMatchObject({ delivery: { status: 'pending' }, queue: { lease_token: null } });
   });
 });

@@ -1,6 +1,7 @@
 import type { OperationalEventType } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
+import { AuditEntry, AuditOf, auditValues, insertAudit, insertAuditFrom } from '../audit/audit.sql';
 import { PgPool, SqlQuery } from '../pg-pool';
 import { destinationHost } from '../configuration/webhook.sql';
 import { DEQUEUED_COLUMNS, ENQUEUED_COLUMNS, cancelDequeued, enqueue, leased } from '../queue/queue.sql';
@@ -71,45 +72,68 @@ export class OperationalWebhookRepository {
     return row ?? null;
   }
 
-  /** Creates or replaces it; a new one gets `firstSecret`, a replaced one keeps its secret. */
+  /**
+   * Creates or replaces it, with the audit record `audit` makes of it before and after, in one
+   * transaction; a new one gets `firstSecret`, a replaced one keeps its secret. Its one row is
+   * locked first (or, while there is none, the transaction lock every writer of it takes), so
+   * `before` is exactly what this replaced.
+   */
   async upsert(
     webhook: { url: string; headers: Record<string, string> },
     firstSecret: string,
     now: Date,
+    audit: AuditOf<{ before: OperationalWebhookRecord | null; after: OperationalWebhookRecord }>,
   ): Promise<OperationalWebhookRecord> {
-    const [row] = await this.pg.sql<OperationalWebhookRecord>(
-      `INSERT INTO operational_webhook (id, url, destination_host, headers, secret, created_at, updated_at)
-       VALUES (1, $1, $2, $3::json, $4, $5, $5)
-       ON CONFLICT (id) DO UPDATE SET url = excluded.url, destination_host = excluded.destination_host,
-                                      headers = excluded.headers, updated_at = excluded.updated_at
-       RETURNING ${COLUMNS}`,
-      [webhook.url, destinationHost(webhook.url), JSON.stringify(webhook.headers), firstSecret, now],
-    );
-    return row;
+    return this.pg.transaction(async (sql) => {
+      const before = await lockOperationalWebhook(sql);
+      const [after] = await sql<OperationalWebhookRecord>(
+        `INSERT INTO operational_webhook (id, url, destination_host, headers, secret, created_at, updated_at)
+         VALUES (1, $1, $2, $3::json, $4, $5, $5)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, destination_host = excluded.destination_host,
+                                        headers = excluded.headers, updated_at = excluded.updated_at
+         RETURNING ${COLUMNS}`,
+        [webhook.url, destinationHost(webhook.url), JSON.stringify(webhook.headers), firstSecret, now],
+      );
+      await insertAudit(sql, audit({ before, after }));
+      return after;
+    });
   }
 
   /**
    * Removes it and cancels the notices still waiting to be sent to it (there is nowhere to send
-   * them); returns what was removed, or null when there was none.
+   * them), with the audit record `audit` makes of what was removed; returns what was removed, or
+   * null (and no record) when there was none.
    */
-  async delete(now: Date): Promise<OperationalWebhookRecord | null> {
+  async delete(now: Date, audit: AuditOf<OperationalWebhookRecord>): Promise<OperationalWebhookRecord | null> {
     return this.pg.transaction(async (sql) => {
+      await lockOperationalWebhook(sql);
       const [row] = await sql<OperationalWebhookRecord>(`DELETE FROM operational_webhook WHERE id = 1 RETURNING ${COLUMNS}`);
-      if (row) {
-        await sql(
-          cancelDequeued(
-            `DELETE FROM delivery_queue q WHERE q.destination = 'operational' AND NOT ${leased('q', '$1')} RETURNING ${DEQUEUED_COLUMNS}`,
-            '$1',
-          ),
-          [now],
-        );
-      }
-      return row ?? null;
+      if (!row) return null;
+      await sql(
+        cancelDequeued(
+          `DELETE FROM delivery_queue q WHERE q.destination = 'operational' AND NOT ${leased('q', '$1')} RETURNING ${DEQUEUED_COLUMNS}`,
+          '$1',
+        ),
+        [now],
+      );
+      await insertAudit(sql, audit(row));
+      return row;
     });
   }
 
+  /** Its signing secret; Herald's own read (tests): a caller's goes through revealSecret. */
   async secret(): Promise<string | null> {
     const [row] = await this.pg.sql<{ secret: string }>(`SELECT secret FROM operational_webhook WHERE id = 1`);
+    return row?.secret ?? null;
+  }
+
+  /** Its signing secret, with the audit record of that read, in one statement; null (and no record) when there is none. */
+  async revealSecret(audit: AuditEntry): Promise<string | null> {
+    const [row] = await this.pg.sql<{ secret: string }>(
+      `WITH current AS (SELECT secret FROM operational_webhook WHERE id = 1), audited AS (${insertAuditFrom('current', 1)})
+       SELECT secret FROM current`,
+      auditValues(audit),
+    );
     return row?.secret ?? null;
   }
 
@@ -119,4 +143,14 @@ export class OperationalWebhookRepository {
     if (queued) this.notifier.deliveriesCommitted();
     return queued;
   }
+}
+
+/** Every writer of the operational webhook takes this transaction lock first: its one row may not exist yet to lock. */
+const OPERATIONAL_WEBHOOK_LOCK_KEY = 72_707_369_004;
+
+/** The operational webhook as it is now, with no other writer until the transaction ends. */
+async function lockOperationalWebhook(sql: SqlQuery): Promise<OperationalWebhookRecord | null> {
+  await sql(`SELECT pg_advisory_xact_lock($1)`, [OPERATIONAL_WEBHOOK_LOCK_KEY]);
+  const [row] = await sql<OperationalWebhookRecord>(`SELECT ${COLUMNS} FROM operational_webhook WHERE id = 1`);
+  return row ?? null;
 }

@@ -105,7 +105,7 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff);
 
-    expect(removed).toEqual({ deliveries: 3, attempts: 5, events: 2, portalLinks: 0 });
+    expect(removed).toEqual({ deliveries: 3, attempts: 5, events: 2, portalLinks: 0, auditRecords: 0 });
     expect(await existing('deliveries', [succeeded, failed, cancelled, recentDelivery])).toEqual([recentDelivery]);
     expect(await attemptsOf([succeeded, failed, cancelled])).toBe(0);
     expect(await attemptsOf([recentDelivery])).toBe(1);
@@ -132,7 +132,7 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff);
 
-    expect(removed).toEqual({ deliveries: 1, attempts: 1, events: 0, portalLinks: 0 });
+    expect(removed).toEqual({ deliveries: 1, attempts: 1, events: 0, portalLinks: 0, auditRecords: 0 });
     expect(await existing('deliveries', [pending, paused, sending, finishedLately, gone, stillQueued])).toEqual(
       [pending, paused, sending, finishedLately, stillQueued].sort(),
     );
@@ -165,15 +165,15 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff, { batchSize: 2, afterBatch: (batch) => void batches.push(batch) });
 
-    expect(removed).toEqual({ deliveries: 5, attempts: 5, events: 5, portalLinks: 0 });
+    expect(removed).toEqual({ deliveries: 5, attempts: 5, events: 5, portalLinks: 0, auditRecords: 0 });
     expect(await existing('events', [...kept, ...same, ...finished])).toEqual([...kept].sort());
     // 7 old events, 2 a batch: four batches (the last one short), then the portal links.
     expect(batches).toEqual([
-      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0 },
-      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0 },
-      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0 },
-      { deliveries: 1, attempts: 1, events: 1, portalLinks: 0 },
-      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0 },
+      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 },
+      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0 },
+      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0 },
+      { deliveries: 1, attempts: 1, events: 1, portalLinks: 0, auditRecords: 0 },
+      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 },
     ]);
   });
 
@@ -201,7 +201,7 @@ describe('RetentionRepository', () => {
       await waitUntil(async () => (await sql(db.url, waitingForLock)).length > 0);
       await replay.query('COMMIT');
 
-      expect(await pass).toEqual({ deliveries: 0, attempts: 0, events: 2, portalLinks: 0 });
+      expect(await pass).toEqual({ deliveries: 0, attempts: 0, events: 2, portalLinks: 0, auditRecords: 0 });
     } finally {
       await replay.close();
     }
@@ -229,9 +229,37 @@ describe('RetentionRepository', () => {
       ]);
     }
 
-    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 2 });
+    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 2, auditRecords: 0 });
     const left = await sql<{ id: string }>(db.url, 'SELECT id FROM portal_links WHERE application_id = $1 ORDER BY id', [app]);
     expect(left.map((row) => row.id)).toEqual(['ptl_expired_since', 'ptl_revoked_since', 'ptl_working']);
+  });
+
+  it('removes audit records older than their own cutoff, in batches, oldest first, and none without one (PRODUCT.md §16)', async () => {
+    await sql(db.url, 'DELETE FROM audit_log');
+    const now = new Date();
+    const auditCutoff = new Date(now.getTime() - 365 * DAY);
+    const ages = [400, 380, 366, 364, 10];
+    for (const [n, days] of ages.entries()) {
+      await sql(
+        db.url,
+        `INSERT INTO audit_log (id, at, actor_type, actor_id, action, changes) VALUES ($1, $2, 'system', 'test', 'webhook.updated', '{}')`,
+        [`aud_${n}`, new Date(now.getTime() - days * DAY)],
+      );
+    }
+    const cutoff = new Date(now.getTime() - 30 * DAY);
+    // Events' retention alone leaves the audit log as it is, however old.
+    expect((await retention.removeOlderThan(cutoff))?.auditRecords).toBe(0);
+
+    const batches: number[] = [];
+    const removed = await retention.removeOlderThan(cutoff, {
+      auditCutoff,
+      batchSize: 2,
+      afterBatch: (batch) => void (batch.auditRecords > 0 && batches.push(batch.auditRecords)),
+    });
+    expect(removed).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 3 });
+    expect(batches).toEqual([2, 1]);
+    const left = await sql<{ id: string }>(db.url, 'SELECT id FROM audit_log ORDER BY id');
+    expect(left.map((row) => row.id)).toEqual(['aud_3', 'aud_4']);
   });
 
   it('does nothing and answers null while another session holds the lock, and lets go of it after a pass, even a failed one', async () => {
@@ -262,7 +290,7 @@ describe('RetentionRepository', () => {
     }
     // The stopped pass had removed its first batch already; a full one finds nothing left.
     expect(await existing('events', [old])).toEqual([]);
-    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0 });
+    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 });
   });
 });
 

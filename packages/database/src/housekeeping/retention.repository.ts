@@ -11,6 +11,8 @@ export interface RemovedRows {
   events: number;
   /** Customer portal links (PRODUCT.md §12) expired or revoked before the cutoff. */
   portalLinks: number;
+  /** Audit records (PRODUCT.md §16) older than their own cutoff, HERALD_AUDIT_RETENTION_DAYS. */
+  auditRecords: number;
 }
 
 /** Rows removed per statement: small enough that each delete is a short transaction holding few locks. */
@@ -77,6 +79,10 @@ const REMOVE_EVENTS_SQL = `
   )
   DELETE FROM events e USING doomed WHERE e.id = doomed.id RETURNING e.id`;
 
+/** One batch of the oldest audit records before $1, through their `at` index. $2 batch size. */
+const REMOVE_AUDIT_SQL = `
+  DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2) RETURNING 1`;
+
 /**
  * Retention (PRODUCT.md §11) as small indexed batch deletes, each its own statement and commit.
  * ARCHITECTURE.md ("Retention") says why batches and not time partitions.
@@ -88,18 +94,20 @@ export class RetentionRepository {
   /**
    * Removes, in batches of `batchSize` events created before `cutoff`, their deliveries (with
    * their attempts) that finished before it and then those of the events no delivery refers to
-   * any more; then portal links that stopped working (expired or revoked) before it. Each batch
-   * is followed by a pause in proportion to its time. `afterBatch` runs after each batch (the
+   * any more; then portal links that stopped working (expired or revoked) before it; then, given
+   * `auditCutoff`, audit records older than that, in batches too. Each batch is followed by a
+   * pause in proportion to its time. `afterBatch` runs after each batch (the
    * worker counts there, and stops a pass by throwing). Null when another process is doing it
    * right now.
    */
   async removeOlderThan(
     cutoff: Date,
-    options: { batchSize?: number; afterBatch?: (removed: RemovedRows) => Promise<void> | void } = {},
+    options: { batchSize?: number; auditCutoff?: Date; afterBatch?: (removed: RemovedRows) => Promise<void> | void } = {},
   ): Promise<RemovedRows | null> {
     const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
     return this.pg.whileHoldingLock(RETENTION_LOCK_KEY, async (sql) => {
-      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0, portalLinks: 0 };
+      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 };
+      const none: RemovedRows = { ...total };
       // Each batch is timed and followed by its pause (RETENTION_PAUSE_PER_BATCH_TIME).
       const paced = async <T>(batch: () => Promise<T>, removed: (result: T) => RemovedRows): Promise<T> => {
         const started = performance.now();
@@ -113,7 +121,7 @@ export class RetentionRepository {
       do {
         const batch = await paced(
           () => removeBatch(sql, cutoff, after, batchSize),
-          (removed) => ({ deliveries: removed.deliveries, attempts: removed.attempts, events: removed.events, portalLinks: 0 }),
+          (removed) => ({ ...none, deliveries: removed.deliveries, attempts: removed.attempts, events: removed.events }),
         );
         total.deliveries += batch.deliveries;
         total.attempts += batch.attempts;
@@ -123,8 +131,18 @@ export class RetentionRepository {
       // Few rows (a link lives a day at most), so one statement.
       total.portalLinks = await paced(
         async () => (await sql(`DELETE FROM portal_links WHERE coalesce(revoked_at, expires_at) < $1 RETURNING 1`, [cutoff])).length,
-        (portalLinks) => ({ deliveries: 0, attempts: 0, events: 0, portalLinks }),
+        (portalLinks) => ({ ...none, portalLinks }),
       );
+      if (options.auditCutoff) {
+        const auditCutoff = options.auditCutoff;
+        for (let removed = batchSize; removed === batchSize;) {
+          removed = await paced(
+            async () => (await sql(REMOVE_AUDIT_SQL, [auditCutoff, batchSize])).length,
+            (auditRecords) => ({ ...none, auditRecords }),
+          );
+          total.auditRecords += removed;
+        }
+      }
       return total;
     });
   }

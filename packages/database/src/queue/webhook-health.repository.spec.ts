@@ -6,6 +6,7 @@ import { setDeliveryStatus } from '../testing/delivery-state';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { sql } from '../testing/sql';
+import { testAudit } from '../testing/audit';
 import { DeliveryQueueRepository } from './delivery-queue.repository';
 import { shownStatus } from './queue.sql';
 import { HEALTH_BATCH_SIZE, WebhookHealthRepository } from './webhook-health.repository';
@@ -161,7 +162,7 @@ describe('WebhookHealthRepository', () => {
       const [notice] = await deliveries(app, 'pending', 1, { destination: 'operational' });
       const [otherQueued] = await deliveries(other, 'pending');
 
-      const status = await health.disable(scopeOf(app), 'manual', now, noticeIds);
+      const status = await health.disable(scopeOf(app), 'manual', now, noticeIds, testAudit);
 
       expect(status).toEqual({
         state: 'disabled',
@@ -195,7 +196,7 @@ describe('WebhookHealthRepository', () => {
         expired,
         new Date(now.getTime() - 1_000),
       ]);
-      await health.disable(scopeOf(app), 'manual', now, noticeIds);
+      await health.disable(scopeOf(app), 'manual', now, noticeIds, testAudit);
 
       // The worker that held it, still alive, reports a failed attempt with a retry to come.
       const retry = { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + 60_000), now: new Date() };
@@ -226,7 +227,7 @@ describe('WebhookHealthRepository', () => {
       const app = await application({ failingSince, consecutiveFailures: 4 });
       const now = new Date();
 
-      await health.disable(scopeOf(app), 'manual', now, noticeIds);
+      await health.disable(scopeOf(app), 'manual', now, noticeIds, testAudit);
 
       expect(await notices(app, 'webhook.disabled')).toEqual([
         {
@@ -243,7 +244,7 @@ describe('WebhookHealthRepository', () => {
       ]);
 
       // Already disabled: its reason and time stay, and nothing more is queued.
-      const again = await health.disable(scopeOf(app), 'failing', new Date(now.getTime() + 1_000), noticeIds);
+      const again = await health.disable(scopeOf(app), 'failing', new Date(now.getTime() + 1_000), noticeIds, testAudit);
       expect(again).toMatchObject({ state: 'disabled', disabledAt: now, disabledReason: 'manual' });
       expect(await notices(app, 'webhook.disabled')).toHaveLength(1);
     });
@@ -253,8 +254,8 @@ describe('WebhookHealthRepository', () => {
       const app = await application({ webhook: false });
 
       expect(await health.status(scopeOf(app))).toBeNull();
-      expect(await health.disable(scopeOf(app), 'manual', new Date(), noticeIds)).toBeNull();
-      expect(await health.enable(scopeOf(app), new Date(), noticeIds)).toBeNull();
+      expect(await health.disable(scopeOf(app), 'manual', new Date(), noticeIds, testAudit)).toBeNull();
+      expect(await health.enable(scopeOf(app), new Date(), noticeIds, testAudit)).toBeNull();
       expect(await sql(db.url, 'SELECT id FROM events WHERE application_id = $1', [app])).toEqual([]);
     });
   });
@@ -269,7 +270,7 @@ describe('WebhookHealthRepository', () => {
       const [leased] = await deliveries(app, 'sending');
       const [failed] = await deliveries(app, 'failed');
 
-      const status = await health.enable(scopeOf(app), now, noticeIds);
+      const status = await health.enable(scopeOf(app), now, noticeIds, testAudit);
 
       expect(status).toEqual({
         state: 'active',
@@ -304,7 +305,7 @@ describe('WebhookHealthRepository', () => {
       ]);
 
       // Already active: nothing more is queued.
-      expect(await health.enable(scopeOf(app), new Date(now.getTime() + 1_000), noticeIds)).toMatchObject({ state: 'active' });
+      expect(await health.enable(scopeOf(app), new Date(now.getTime() + 1_000), noticeIds, testAudit)).toMatchObject({ state: 'active' });
       expect(await notices(app, 'webhook.enabled')).toHaveLength(1);
     });
 
@@ -336,10 +337,10 @@ describe('WebhookHealthRepository', () => {
           [app],
         );
 
-      await health.disable(scopeOf(app), 'manual', new Date(), noticeIds);
+      await health.disable(scopeOf(app), 'manual', new Date(), noticeIds, testAudit);
       expect(await byState()).toEqual([{ status: 'paused', paused: true, count }]);
 
-      await health.enable(scopeOf(app), new Date(), noticeIds);
+      await health.enable(scopeOf(app), new Date(), noticeIds, testAudit);
       expect(await byState()).toEqual([{ status: 'pending', paused: false, count }]);
       expect(await sql(db.url, `SELECT id FROM events WHERE application_id = $1 AND event_type LIKE 'webhook.%'`, [app])).toEqual([]);
     });
@@ -361,7 +362,7 @@ describe('WebhookHealthRepository', () => {
       const queued = new Map<number, string>();
       for (const app of mine) queued.set(app, (await deliveries(app, 'pending'))[0]);
 
-      const disabled = await health.disableFailing(now, threshold, 5, noticeIds);
+      const disabled = await health.disableFailing(now, threshold, 5, noticeIds, testAudit);
 
       expect(disabled.filter((app) => mine.includes(app)).sort((a, b) => a - b)).toEqual([failing, sinceThreshold]);
       for (const app of mine) {
@@ -376,6 +377,126 @@ describe('WebhookHealthRepository', () => {
       ]);
       expect(await notices(alreadyDisabled, 'webhook.disabled')).toEqual([]);
       expect(await notices(tooFew, 'webhook.disabled')).toEqual([]);
+    });
+  });
+  describe('audit records (PRODUCT.md §16)', () => {
+    const audited = (app: number) =>
+      sql(db.url, `SELECT action, actor_id, application_id FROM audit_log WHERE application_id = $1 ORDER BY id`, [app]);
+    const recordFor = (app: number, action: 'webhook.disabled' | 'webhook.enabled') => () => ({
+      ...testAudit(),
+      action,
+      applicationId: app,
+    });
+    const refusingAudit = async <T>(work: () => Promise<T>): Promise<T> => {
+      await sql(
+        db.url,
+        `CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION ''no audit''; END';
+         CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit()`,
+      );
+      try {
+        return await work();
+      } finally {
+        await sql(db.url, 'DROP TRIGGER refuse_audit ON audit_log; DROP FUNCTION refuse_audit()');
+      }
+    };
+
+    it('hand the record what the webhook was and whether it changed, and write it; none without a webhook', async () => {
+      const app = await application();
+      const seen: unknown[] = [];
+      await health.disable(scopeOf(app), 'manual', new Date(), noticeIds, (change) => {
+        seen.push(change);
+        return recordFor(app, 'webhook.disabled')();
+      });
+      await health.disable(scopeOf(app), 'manual', new Date(), noticeIds, (change) => {
+        seen.push(change);
+        return recordFor(app, 'webhook.disabled')();
+      });
+      await health.enable(scopeOf(app), new Date(), noticeIds, (change) => {
+        seen.push(change);
+        return recordFor(app, 'webhook.enabled')();
+      });
+      expect(seen).toEqual([
+        { before: expect.objectContaining({ state: 'active' }), changed: true },
+        { before: expect.objectContaining({ state: 'disabled', disabledReason: 'manual' }), changed: false },
+        { before: expect.objectContaining({ state: 'disabled' }), changed: true, pausedDeliveries: 0 },
+      ]);
+      expect((await audited(app)).map((row) => row.action)).toEqual(['webhook.disabled', 'webhook.disabled', 'webhook.enabled']);
+
+      const bare = await application({ webhook: false });
+      expect(await health.disable(scopeOf(bare), 'manual', new Date(), noticeIds, recordFor(bare, 'webhook.disabled'))).toBeNull();
+      expect(await audited(bare)).toEqual([]);
+    });
+
+    it('make no change whose record cannot be written: disable, enable and auto-disable roll back', async () => {
+      await configureOperationalWebhook();
+      const now = new Date();
+      const failing = await application({ failingSince: new Date(now.getTime() - 2 * HOUR), consecutiveFailures: 20 });
+      const disabled = await application({ state: 'disabled' });
+      const [queued] = await deliveries(failing, 'pending');
+
+      await expect(refusingAudit(() => health.disable(scopeOf(failing), 'manual', now, noticeIds, testAudit))).rejects.toThrow(/no audit/);
+      await expect(refusingAudit(() => health.enable(scopeOf(disabled), now, noticeIds, testAudit))).rejects.toThrow(/no audit/);
+      await expect(
+        refusingAudit(() => health.disableFailing(now, new Date(now.getTime() - HOUR), 10, noticeIds, testAudit)),
+      ).rejects.toThrow(/no audit/);
+
+      expect(await health.status(scopeOf(failing))).toMatchObject({ state: 'active', consecutiveFailures: 20 });
+      expect(await health.status(scopeOf(disabled))).toMatchObject({ state: 'disabled' });
+      expect((await rows([queued]))[0].status).toBe('pending');
+      expect(await notices(failing, 'webhook.disabled')).toEqual([]);
+      expect(await notices(disabled, 'webhook.enabled')).toEqual([]);
+    });
+  });
+
+  describe('warnings before disabling (PRODUCT.md §16)', () => {
+    const willDisableAt = (failingSince: Date) => new Date(failingSince.getTime() + 10 * HOUR);
+
+    it('warns once per failing streak that started by the cutoff and only while active', async () => {
+      const now = new Date();
+      const cutoff = new Date(now.getTime() - 5 * HOUR);
+      const since = new Date(now.getTime() - 6 * HOUR);
+      const failing = await application({ failingSince: since, consecutiveFailures: 3 });
+      const young = await application({ failingSince: new Date(now.getTime() - 4 * HOUR), consecutiveFailures: 30 });
+      const disabled = await application({ state: 'disabled', failingSince: since, consecutiveFailures: 30 });
+      const mine = (warned: number[]) => warned.filter((app) => [failing, young, disabled].includes(app));
+
+      await configureOperationalWebhook();
+      expect(mine(await health.warnFailing(now, cutoff, willDisableAt, noticeIds))).toEqual([failing]);
+      expect((await notices(failing, 'webhook.failing')).map((n) => n.payload)).toEqual([
+        {
+          application_id: failing,
+          failing_since: since.toISOString(),
+          consecutive_failures: 3,
+          will_disable_at: willDisableAt(since).toISOString(),
+        },
+      ]);
+      expect(mine(await health.warnFailing(now, cutoff, willDisableAt, noticeIds))).toEqual([]);
+
+      // A streak that ended and began again is a new streak: recovered first, then warned again.
+      const later = new Date(now.getTime() - 5.5 * HOUR);
+      await sql(db.url, 'UPDATE webhooks SET failing_since = $2, last_success_at = $3 WHERE application_id = $1', [failing, later, now]);
+      expect(mine(await health.reportRecovered(now, noticeIds))).toEqual([failing]);
+      expect((await notices(failing, 'webhook.recovered')).map((n) => n.payload)).toEqual([
+        { application_id: failing, failing_since: since.toISOString(), recovered_at: now.toISOString() },
+      ]);
+      expect(mine(await health.warnFailing(now, cutoff, willDisableAt, noticeIds))).toEqual([failing]);
+      expect(await notices(failing, 'webhook.failing')).toHaveLength(2);
+    });
+
+    it('reports no recovery for a streak that is still going, or for a webhook disabled since the warning', async () => {
+      await configureOperationalWebhook();
+      const now = new Date();
+      const since = new Date(now.getTime() - 6 * HOUR);
+      const going = await application({ failingSince: since, consecutiveFailures: 3 });
+      const disabledAfter = await application({ failingSince: since, consecutiveFailures: 30 });
+      await health.warnFailing(now, new Date(now.getTime() - 5 * HOUR), willDisableAt, noticeIds);
+      await health.disable(scopeOf(disabledAfter), 'manual', now, noticeIds, testAudit);
+      await health.enable(scopeOf(disabledAfter), now, noticeIds, testAudit);
+
+      const reported = await health.reportRecovered(now, noticeIds);
+      expect(reported).not.toContain(going);
+      expect(reported).not.toContain(disabledAfter);
+      expect(await notices(disabledAfter, 'webhook.recovered')).toEqual([]);
     });
   });
 });

@@ -4,6 +4,7 @@ import { ApplicationScope } from '../records';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { sql } from '../testing/sql';
+import { testAudit } from '../testing/audit';
 import { THROTTLE_HORIZON_MS } from './throttle.sql';
 import { WebhookThrottleRepository } from './webhook-throttle.repository';
 
@@ -85,13 +86,13 @@ describe('WebhookThrottleRepository', () => {
     const bare = await application(null, false);
 
     expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null });
-    expect(await throttles.set(scopeOf(app), 25, new Date())).toEqual({ perSecond: 25 });
+    expect(await throttles.set(scopeOf(app), 25, new Date(), testAudit)).toEqual({ perSecond: 25 });
     expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: 25 });
-    expect(await throttles.set(scopeOf(app), null, new Date())).toEqual({ perSecond: null });
+    expect(await throttles.set(scopeOf(app), null, new Date(), testAudit)).toEqual({ perSecond: null });
     expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null });
 
     expect(await throttles.find(scopeOf(bare))).toBeNull();
-    expect(await throttles.set(scopeOf(bare), 10, new Date())).toBeNull();
+    expect(await throttles.set(scopeOf(bare), 10, new Date(), testAudit)).toBeNull();
   });
 
   it('clears the slots reserved before the change, making pending ones due at their creation time, and keeps those reserved since', async () => {
@@ -110,7 +111,7 @@ describe('WebhookThrottleRepository', () => {
     const otherApplication = await queued(other, { createdAt: created, dueAt: dueBeforeSlot, slotAt: slot, reservedAt: before });
     const woken = jest.spyOn(notifier, 'deliveriesCommitted');
 
-    expect(await throttles.set(scopeOf(app), 5, now)).toEqual({ perSecond: 5 });
+    expect(await throttles.set(scopeOf(app), 5, now, testAudit)).toEqual({ perSecond: 5 });
 
     expect(await queueRow(reservedBefore)).toEqual({ due_at: created, throttle_slot_at: null, slot_reserved_at: null, paused: false });
     // A paused one loses its slot but stays where it was: enabling decides when it is due.
@@ -139,7 +140,7 @@ describe('WebhookThrottleRepository', () => {
     const paused = await queued(app, { createdAt: now, dueAt: slot, slotAt: slot, reservedAt: new Date(now.getTime() - 1), paused: true });
     const woken = jest.spyOn(notifier, 'deliveriesCommitted');
 
-    await throttles.set(scopeOf(app), 3, now);
+    await throttles.set(scopeOf(app), 3, now, testAudit);
 
     expect(await queueRow(paused)).toMatchObject({ throttle_slot_at: null, slot_reserved_at: null });
     expect(woken).not.toHaveBeenCalled();
@@ -159,8 +160,8 @@ describe('WebhookThrottleRepository', () => {
         .next_slot_at;
 
     const before = Date.now();
-    await throttles.set(scopeOf(far), 10, new Date());
-    await throttles.set(scopeOf(near), 10, new Date());
+    await throttles.set(scopeOf(far), 10, new Date(), testAudit);
+    await throttles.set(scopeOf(near), 10, new Date(), testAudit);
 
     // Within the horizon of the database's clock at the change (generous bounds for the machine's load).
     const farSlot = (await nextSlot(far)).getTime();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
+import { AuditOf, insertAudit } from '../audit/audit.sql';
 import { PgPool } from '../pg-pool';
 import { ApplicationScope } from '../records';
 import { THROTTLE_HORIZON_MS } from './throttle.sql';
@@ -49,16 +50,31 @@ export class WebhookThrottleRepository {
   }
 
   /**
-   * Sets the throttle (null removes it); null when the application has no webhook. Deliveries
-   * waiting for a slot of the old rate take a new one: the next slot is brought back to the end
-   * of those already held by workers (within THROTTLE_HORIZON_MS), and every reservation is
-   * cleared. The next slot is not reset to now: held deliveries still go out in their slots.
+   * Sets the throttle (null removes it), with the audit record `audit` makes of the setting before
+   * and after, in one transaction; null (and no record) when the application has no webhook.
+   * Deliveries waiting for a slot of the old rate take a new one: the next slot is brought back to
+   * the end of those already held by workers (within THROTTLE_HORIZON_MS), and every reservation
+   * is cleared. The next slot is not reset to now: held deliveries still go out in their slots.
    */
-  async set(scope: ApplicationScope, perSecond: number | null, now: Date): Promise<{ perSecond: number | null } | null> {
-    const [row] = await this.pg.sql<{ throttle_per_second: number | null }>(
-      'UPDATE webhooks SET throttle_per_second = $2, updated_at = $3 WHERE application_id = $1 RETURNING throttle_per_second',
-      [scope.applicationId, perSecond, now],
-    );
+  async set(
+    scope: ApplicationScope,
+    perSecond: number | null,
+    now: Date,
+    audit: AuditOf<{ before: number | null; after: number | null }>,
+  ): Promise<{ perSecond: number | null } | null> {
+    const row = await this.pg.transaction(async (sql) => {
+      const [before] = await sql<{ throttle_per_second: number | null }>(
+        'SELECT throttle_per_second FROM webhooks WHERE application_id = $1 FOR UPDATE',
+        [scope.applicationId],
+      );
+      if (!before) return null;
+      const [after] = await sql<{ throttle_per_second: number | null }>(
+        'UPDATE webhooks SET throttle_per_second = $2, updated_at = $3 WHERE application_id = $1 RETURNING throttle_per_second',
+        [scope.applicationId, perSecond, now],
+      );
+      await insertAudit(sql, audit({ before: before.throttle_per_second, after: after.throttle_per_second }));
+      return after;
+    });
     if (!row) return null;
     await this.pg.sql(
       `UPDATE webhook_throttles SET next_slot_at = LEAST(next_slot_at, clock_timestamp() + interval '${THROTTLE_HORIZON_MS} milliseconds')

@@ -100,6 +100,6 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnApplicationShutdow
       // Not a portal link: HERALD_ADMIN_KEY is the operator's choice and may happen to have this shape.
     }
     const record = await this.apiKeys.findUsableByHash(hash);
-    return record ? { keyId: record.id, scope: record.scope, accountId: record.accountId } : null;
+    return record ? { keyId: record.id, scope: record.scope, accountId: record.accountId, prefix: record.prefix } : null;
   }
 }

@@ -6,6 +6,8 @@ export interface ApiKeyPrincipal {
   scope: ApiKeyScope;
   /** null for admin keys, which act on every account. */
   accountId: string | null;
+  /** The key's display prefix, for audit records (never more of the key). */
+  prefix: string;
 }
 
 /**
