@@ -1,7 +1,7 @@
 import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { EVENT_TYPE_CHANNEL, EventTypeRecord, EventTypeRepository } from '@herald/database';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { NotifiedCache } from '../common/cache/notified-cache';
+import { Inject, Injectable } from '@nestjs/common';
+import { NotifiedCacheProvider } from '../common/cache/notified-cache';
 import { compilePayloadSchema, PayloadValidator } from './payload-schema';
 
 /** How long an event type's enforcement is trusted without asking the database again. */
@@ -15,31 +15,13 @@ const MAX_ENTRIES = 10_000;
  * it, and every api process drops that entry (NotifiedCache).
  */
 @Injectable()
-export class EventTypeSchemas implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(EventTypeSchemas.name);
-  private readonly cache: NotifiedCache<PayloadValidator | null>;
-
+export class EventTypeSchemas extends NotifiedCacheProvider<PayloadValidator | null> {
   constructor(
     private readonly eventTypes: EventTypeRepository,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.cache = new NotifiedCache({
-      channel: EVENT_TYPE_CHANNEL,
-      config,
-      clock,
-      logger: this.logger,
-      ttlMs: TTL_MS,
-      maxEntries: MAX_ENTRIES,
-    });
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.cache.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.cache.stop();
+    super({ channel: EVENT_TYPE_CHANNEL, config, clock, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
   }
 
   /**

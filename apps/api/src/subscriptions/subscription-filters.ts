@@ -1,7 +1,7 @@
 import { checkFilter, Clock, CLOCK, FilterMatcher, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import { ApplicationScope, SUBSCRIPTION_CHANNEL, SubscriptionRepository } from '@herald/database';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { NotifiedCache } from '../common/cache/notified-cache';
+import { Inject, Injectable } from '@nestjs/common';
+import { NotifiedCacheProvider } from '../common/cache/notified-cache';
 
 /** How long a subscription's filter is trusted without asking the database again. */
 const TTL_MS = 60_000;
@@ -19,31 +19,13 @@ type Compiled = { matches: FilterMatcher } | { matches: null };
  * included), and every api process drops that entry within the NOTIFY's round trip (NotifiedCache).
  */
 @Injectable()
-export class SubscriptionFilters implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(SubscriptionFilters.name);
-  private readonly cache: NotifiedCache<Compiled>;
-
+export class SubscriptionFilters extends NotifiedCacheProvider<Compiled> {
   constructor(
     private readonly subscriptions: SubscriptionRepository,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.cache = new NotifiedCache({
-      channel: SUBSCRIPTION_CHANNEL,
-      config,
-      clock,
-      logger: this.logger,
-      ttlMs: TTL_MS,
-      maxEntries: MAX_ENTRIES,
-    });
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.cache.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.cache.stop();
+    super({ channel: SUBSCRIPTION_CHANNEL, config, clock, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Clock, HeraldConfig } from '@herald/core';
 import { ChannelListener } from '@herald/database';
-import { Logger } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 
 /** What a look-up found in the database: its version, and how to build the cached value from it. */
 export interface CacheSource<V> {
@@ -23,22 +23,22 @@ interface Entry<V> {
  * everything on reconnecting, and an entry lives at most `ttlMs`, which bounds a change written
  * to the database by hand.
  */
+export interface NotifiedCacheOptions {
+  channel: string;
+  config: HeraldConfig;
+  clock: Clock;
+  logger: Logger;
+  ttlMs: number;
+  maxEntries: number;
+}
+
 export class NotifiedCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private readonly listener: ChannelListener | null;
   /** As in ApiKeyCache: a look-up answered while an eviction happened may predate the change, so it is not kept. */
   private evictions = 0;
 
-  constructor(
-    private readonly options: {
-      channel: string;
-      config: HeraldConfig;
-      clock: Clock;
-      logger: Logger;
-      ttlMs: number;
-      maxEntries: number;
-    },
-  ) {
+  constructor(private readonly options: NotifiedCacheOptions) {
     const { config, channel, logger } = options;
     this.listener =
       config.database.embedded || !config.database.url
@@ -91,5 +91,26 @@ export class NotifiedCache<V> {
   forgetEverything(): void {
     this.evictions++;
     this.entries.clear();
+  }
+}
+
+/**
+ * A provider whose state is one NotifiedCache (the compiled schemas, the compiled filters): it
+ * listens from the application's start to its shutdown.
+ */
+export abstract class NotifiedCacheProvider<V> implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected readonly cache: NotifiedCache<V>;
+  protected readonly logger = new Logger(this.constructor.name);
+
+  protected constructor(options: Omit<NotifiedCacheOptions, 'logger'>) {
+    this.cache = new NotifiedCache({ ...options, logger: this.logger });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.cache.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.cache.stop();
   }
 }
