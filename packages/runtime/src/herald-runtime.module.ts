@@ -1,6 +1,7 @@
 import { CLOCK, HERALD_CONFIG, HeraldConfig, ID_GENERATOR, IdGenerator, StartupError, systemClock, UlidIdGenerator } from '@herald/core';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { HeraldService } from './herald-service';
+import { HeraldTracing, startTracing, TRACING } from './tracing/tracing';
 
 /** The `forRoot` of one of `@herald/database`'s modules. */
 export interface DatabaseModuleFactory {
@@ -18,9 +19,22 @@ export interface HeraldRuntimeOptions {
 }
 
 /**
+ * Exports the spans still waiting as the process stops: Nest calls this after the api's server
+ * has closed and the worker's attempts have drained (both end in earlier shutdown phases).
+ */
+@Injectable()
+export class TracingShutdown implements OnApplicationShutdown {
+  constructor(@Inject(TRACING) private readonly tracing: HeraldTracing) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.tracing.shutdown();
+  }
+}
+
+/**
  * What every Herald process runs on, for all of its modules: the configuration parsed once at
  * start-up (main.ts), the clock and the id generator (injected, so tests can fix time and ids),
- * and the database connection.
+ * the database connection, and the traces (NO_TRACING unless an OTLP endpoint is configured).
  */
 @Module({})
 export class HeraldRuntimeModule {
@@ -41,8 +55,10 @@ export class HeraldRuntimeModule {
         { provide: HERALD_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock },
         { provide: ID_GENERATOR, useFactory: (): IdGenerator => new UlidIdGenerator() },
+        { provide: TRACING, useFactory: (): Promise<HeraldTracing> => startTracing(config.tracing, service) },
+        TracingShutdown,
       ],
-      exports: [HERALD_CONFIG, CLOCK, ID_GENERATOR],
+      exports: [HERALD_CONFIG, CLOCK, ID_GENERATOR, TRACING],
     };
   }
 }

@@ -3,3 +3,4 @@ export * from './herald-service';
 export * from './logging/logger';
 export * from './logging/nest-pino-logger';
 export * from './memory/heap-growth';
+export * from './tracing/tracing';

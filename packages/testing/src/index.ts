@@ -1,3 +1,4 @@
 export * from './ports';
 export * from './sink';
 export * from './tcp-proxy';
+export * from './otlp-receiver';

@@ -31,6 +31,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       health: { disableAfterHours: 120 },
       log: { level: 'info' },
       embedded: { dataDir: '.herald' },
+      tracing: null,
     });
   });
 
@@ -92,10 +93,56 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_DISABLE_AFTER_HOURS', '-1', /HERALD_DISABLE_AFTER_HOURS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'grpc://collector:4317', /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http/],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json \(grpc is not supported\)/],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'json', /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: must be http\/protobuf or http\/json/],
+    ['OTEL_TRACES_EXPORTER', 'zipkin', /OTEL_TRACES_EXPORTER: must be otlp or none/],
+    ['OTEL_SDK_DISABLED', 'yes', /OTEL_SDK_DISABLED: must be true or false/],
   ])('names %s when it is %p', (name, value, message) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(message);
+  });
+
+  describe('traces (PRODUCT.md §16): the standard OTEL_* variables', () => {
+    it('are off without an OTLP endpoint, whatever else is set', () => {
+      expect(parseHeraldConfig({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing).toBeNull();
+    });
+
+    it('send to the general endpoint plus /v1/traces, over http/protobuf unless told otherwise', () => {
+      expect(parseHeraldConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+        tracesUrl: 'http://collector:4318/v1/traces',
+        protocol: 'http/protobuf',
+        serviceName: null,
+      });
+      expect(
+        parseHeraldConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example/otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })
+          .tracing,
+      ).toEqual({ tracesUrl: 'https://collector.example/otlp/v1/traces', protocol: 'http/json', serviceName: null });
+    });
+
+    it('prefer the traces-specific endpoint (taken as given) and protocol, and read the service name', () => {
+      expect(
+        parseHeraldConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://general:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/custom/path',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: ' herald-api-eu ',
+        }).tracing,
+      ).toEqual({ tracesUrl: 'http://traces:4318/custom/path', protocol: 'http/json', serviceName: 'herald-api-eu' });
+      expect(parseHeraldConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/v1/traces' }).tracing?.tracesUrl).toBe(
+        'http://traces:4318/v1/traces',
+      );
+    });
+
+    it('are off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none, even with an endpoint', () => {
+      const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+      expect(parseHeraldConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+      expect(parseHeraldConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeNull();
+      expect(parseHeraldConfig({ ...endpoint, OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp' }).tracing).not.toBeNull();
+    });
   });
 
   it('reports every bad variable at once', () => {

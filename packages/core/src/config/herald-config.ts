@@ -42,6 +42,24 @@ export interface HeraldConfig {
   health: { disableAfterHours: number };
   log: { level: LogLevel };
   embedded: { dataDir: string };
+  /**
+   * OpenTelemetry traces (PRODUCT.md §16), from the standard OTEL_* variables; null when no OTLP
+   * endpoint is set (then nothing of OpenTelemetry is loaded). The exporter and the SDK read the
+   * other standard variables themselves (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION,
+   * OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER, OTEL_BSP_*).
+   */
+  tracing: TracingConfig | null;
+}
+
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+export interface TracingConfig {
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  tracesUrl: string;
+  protocol: OtlpProtocol;
+  /** OTEL_SERVICE_NAME; null: the process's own name (`herald-api`, `herald-worker`). */
+  serviceName: string | null;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -179,7 +197,76 @@ const environmentSchema = z.object({
     .string()
     .optional()
     .transform((raw) => (unset(raw) ? '.herald' : raw)),
+  OTEL_SDK_DISABLED: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw) || raw.trim().toLowerCase() === 'false') return false;
+      if (raw.trim().toLowerCase() === 'true') return true;
+      ctx.addIssue({ code: 'custom', message: `must be true or false, got "${raw}"` });
+      return z.NEVER;
+    }),
+  OTEL_TRACES_EXPORTER: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return 'otlp' as const;
+      const exporter = raw.trim().toLowerCase();
+      if (exporter === 'otlp' || exporter === 'none') return exporter;
+      ctx.addIssue({ code: 'custom', message: `must be otlp or none (Herald exports traces over OTLP/HTTP only), got "${raw}"` });
+      return z.NEVER;
+    }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpEndpoint(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .optional()
+    .transform((raw) => (unset(raw) ? null : raw.trim())),
 });
+
+function otlpEndpoint() {
+  return optionalString((v) => {
+    try {
+      const url = new URL(v.trim());
+      if (url.protocol === 'http:' || url.protocol === 'https:') return null;
+    } catch {
+      // not a URL at all: the same message
+    }
+    return `must be an http:// or https:// URL of an OTLP/HTTP receiver, got "${v}"`;
+  });
+}
+
+function otlpProtocol() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      const protocol = raw.trim();
+      if ((OTLP_PROTOCOLS as readonly string[]).includes(protocol)) return protocol as OtlpProtocol;
+      ctx.addIssue({ code: 'custom', message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported), got "${raw}"` });
+      return z.NEVER;
+    });
+}
+
+/**
+ * Tracing is on when an OTLP endpoint is set (the signal's own or the general one, as every
+ * OpenTelemetry SDK reads them), unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none turns it
+ * off. The general endpoint is a base URL: traces go to its `/v1/traces`.
+ */
+function tracingOf(e: z.infer<typeof environmentSchema>): TracingConfig | null {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return null;
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ?? null;
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ?? (base === null ? null : `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (tracesUrl === null) return null;
+  return {
+    tracesUrl,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    serviceName: e.OTEL_SERVICE_NAME,
+  };
+}
 
 /** What a client of a running Herald needs (the cli's api commands): where it listens, and the bootstrap admin key. */
 export interface ApiClientConfig {
@@ -233,5 +320,6 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
     health: { disableAfterHours: e.HERALD_DISABLE_AFTER_HOURS },
     log: { level: e.HERALD_LOG_LEVEL },
     embedded: { dataDir: e.HERALD_DATA_DIR },
+    tracing: tracingOf(e),
   };
 }
