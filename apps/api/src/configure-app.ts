@@ -1,4 +1,4 @@
-import { NestPinoLogger } from '@herald/runtime';
+import { HeraldTracing, NestPinoLogger, TRACING } from '@herald/runtime';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { errorEnvelope } from './common/errors/error-envelope';
@@ -6,6 +6,7 @@ import { registerJsonBodyParser } from './common/http/json-body-parser';
 import { answerConnectRequests, requestLineProblem } from './common/http/protocol-errors';
 import { REQUEST_ID_HEADER } from './common/http/request-id';
 import { RouteTable } from './common/http/route-table';
+import { registerRequestTracing } from './common/tracing/request-tracing';
 import { setupSwagger } from './common/swagger/swagger';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { ApiMetrics } from './metrics/api-metrics';
@@ -20,6 +21,7 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function configureApp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
+  registerRequestTracing(fastify, app.get<symbol, HeraldTracing>(TRACING));
   const routes = new RouteTable();
   routes.listen(fastify);
   registerJsonBodyParser(fastify);

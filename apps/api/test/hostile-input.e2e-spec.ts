@@ -361,6 +361,7 @@ describe('hostile input', () => {
         deliveryId: ids.next('dlv'),
         ignoresSubscription: true,
         filteredOut: false,
+        traceContext: null,
         idempotencyKey: null,
         orderingKey: null,
       });

@@ -10,12 +10,14 @@ import {
   PublishEventRequest,
 } from '@herald/contracts';
 import { ApplicationScope } from '@herald/database';
+import type { RequestSpan } from '@herald/runtime';
 import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { OwnedApplication } from '../common/access/application-access.guard';
 import { RefusesPortalTokens } from '../common/auth/auth.decorators';
 import { ApplicationController } from '../common/access/application-controller.decorator';
 import { ApiErrors, BODY_ERRORS } from '../common/swagger/api-errors.decorator';
+import { RequestTrace } from '../common/tracing/request-tracing';
 import { EventService } from './event.service';
 
 const EVENT_PARAM = { name: 'event_id', example: 'evt_01jd8x6q3k2m4n5p6r7s8t9v0w' };
@@ -36,8 +38,12 @@ export class EventController {
   })
   @ApiAcceptedResponse({ type: PublishedEventResponse })
   @ApiErrors(...BODY_ERRORS, 'UNKNOWN_EVENT_TYPE', 'IDEMPOTENCY_KEY_REUSED')
-  async publish(@OwnedApplication() scope: ApplicationScope, @Body() body: PublishEventRequest): Promise<PublishedEventResponse> {
-    return ok(await this.events.publish(scope, body));
+  async publish(
+    @OwnedApplication() scope: ApplicationScope,
+    @Body() body: PublishEventRequest,
+    @RequestTrace() trace: RequestSpan | null,
+  ): Promise<PublishedEventResponse> {
+    return ok(await this.events.publish(scope, body, trace));
   }
 
   @Post('events/batch')
@@ -53,8 +59,9 @@ export class EventController {
   async publishBatch(
     @OwnedApplication() scope: ApplicationScope,
     @Body() body: PublishEventBatchRequest,
+    @RequestTrace() trace: RequestSpan | null,
   ): Promise<PublishedEventBatchResponse> {
-    return ok(await this.events.publishBatch(scope, body));
+    return ok(await this.events.publishBatch(scope, body, trace));
   }
 
   @Get('events')
@@ -100,7 +107,7 @@ export class EventController {
   })
   @ApiAcceptedResponse({ type: PublishedEventResponse })
   @ApiErrors('WEBHOOK_NOT_CONFIGURED')
-  async test(@OwnedApplication() scope: ApplicationScope): Promise<PublishedEventResponse> {
-    return ok(await this.events.sendTestEvent(scope));
+  async test(@OwnedApplication() scope: ApplicationScope, @RequestTrace() trace: RequestSpan | null): Promise<PublishedEventResponse> {
+    return ok(await this.events.sendTestEvent(scope, trace));
   }
 }

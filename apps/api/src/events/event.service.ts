@@ -36,6 +36,7 @@ import {
   StoredEventRecord,
   WebhookRepository,
 } from '@herald/database';
+import { HeraldTracing, PublishSpan, RequestSpan, TRACING } from '@herald/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypeSchemas } from '../event-types/event-type-schemas';
 import { asDetails } from '../event-types/event-type.service';
@@ -51,6 +52,7 @@ export class EventService {
     private readonly filters: SubscriptionFilters,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(TRACING) private readonly tracing: HeraldTracing,
   ) {}
 
   /**
@@ -59,8 +61,14 @@ export class EventService {
    * held, the same request gets the first answer again and another request a 400-07 (core's
    * repeatedKeyOutcome).
    */
-  async publish(scope: ApplicationScope, request: PublishEventRequest): Promise<PublishedEventDto> {
-    const event = this.toNewEvent(request, '');
+  async publish(scope: ApplicationScope, request: PublishEventRequest, trace: RequestSpan | null = null): Promise<PublishedEventDto> {
+    if (!this.tracing.enabled) return this.publishOne(scope, request, null);
+    const span = this.tracing.startPublish(trace, { applicationId: scope.applicationId, eventTypes: [request.event] });
+    return endPublish(span, this.publishOne(scope, request, span.storedContext));
+  }
+
+  private async publishOne(scope: ApplicationScope, request: PublishEventRequest, traceContext: string | null): Promise<PublishedEventDto> {
+    const event = this.toNewEvent(request, '', traceContext);
     const mismatch = await this.schemaMismatch(request, '');
     if (mismatch) throw schemaMismatchError([mismatch]);
     event.filteredOut = !(await this.filters.passes(scope, request.event, request.payload));
@@ -73,8 +81,25 @@ export class EventService {
    * A key reused with another request (also earlier in the batch) fails the whole batch, naming
    * the first such item; unknown event types fail it naming every one.
    */
-  async publishBatch(scope: ApplicationScope, request: PublishEventBatchRequest): Promise<PublishedEventDto[]> {
-    const items = request.events.map((item, i) => ({ event: this.toNewEvent(item, `events[${i}].`), idempotency: claimOf(item) }));
+  async publishBatch(
+    scope: ApplicationScope,
+    request: PublishEventBatchRequest,
+    trace: RequestSpan | null = null,
+  ): Promise<PublishedEventDto[]> {
+    if (!this.tracing.enabled) return this.publishMany(scope, request, null);
+    const span = this.tracing.startPublish(trace, { applicationId: scope.applicationId, eventTypes: request.events.map((e) => e.event) });
+    return endPublish(span, this.publishMany(scope, request, span.storedContext));
+  }
+
+  private async publishMany(
+    scope: ApplicationScope,
+    request: PublishEventBatchRequest,
+    traceContext: string | null,
+  ): Promise<PublishedEventDto[]> {
+    const items = request.events.map((item, i) => ({
+      event: this.toNewEvent(item, `events[${i}].`, traceContext),
+      idempotency: claimOf(item),
+    }));
     // All or nothing: every item is checked before any is stored.
     const mismatches = await Promise.all(request.events.map((item, i) => this.schemaMismatch(item, `events[${i}].`)));
     const refused = mismatches.filter((mismatch) => mismatch !== null);
@@ -98,7 +123,7 @@ export class EventService {
   }
 
   /** A publish request checked and turned into the rows to store; `field` prefixes the fields its errors name. */
-  private toNewEvent(request: PublishEventRequest, field: string): NewEvent {
+  private toNewEvent(request: PublishEventRequest, field: string, traceContext: string | null): NewEvent {
     // Herald's own notices to the operator: in the catalogue table, never the platform's to publish.
     if (isOperationalEventType(request.event)) throw Errors.unknownEventType(request.event, `${field}event`);
     const payload = JSON.stringify(request.payload);
@@ -107,7 +132,7 @@ export class EventService {
         details: [{ field: `${field}payload`, message: `must be at most ${MAX_PAYLOAD_BYTES} bytes of JSON` }],
       });
     }
-    return this.newEvent(request.event, payload, false, request.idempotency_key ?? null, request.ordering_key ?? null);
+    return this.newEvent(request.event, payload, false, request.idempotency_key ?? null, request.ordering_key ?? null, traceContext);
   }
 
   /**
@@ -121,12 +146,18 @@ export class EventService {
   }
 
   /** A `webhook.test` event, delivered whether or not the application subscribes to it. */
-  async sendTestEvent(scope: ApplicationScope): Promise<PublishedEventDto> {
+  async sendTestEvent(scope: ApplicationScope, trace: RequestSpan | null = null): Promise<PublishedEventDto> {
+    if (!this.tracing.enabled) return this.sendTestEventNow(scope, null);
+    const span = this.tracing.startPublish(trace, { applicationId: scope.applicationId, eventTypes: [TEST_EVENT_TYPE] });
+    return endPublish(span, this.sendTestEventNow(scope, span.storedContext));
+  }
+
+  private async sendTestEventNow(scope: ApplicationScope, traceContext: string | null): Promise<PublishedEventDto> {
     if (!(await this.webhooks.exists(scope))) {
       throw Errors.webhookNotConfigured(scope.applicationId);
     }
     const payload = JSON.stringify({ message: 'A test event from Herald: your endpoint is wired up.' });
-    const event = this.newEvent(TEST_EVENT_TYPE, payload, true, null, null);
+    const event = this.newEvent(TEST_EVENT_TYPE, payload, true, null, null, traceContext);
     return toDto(answerOf(await this.events.publish(scope, event), event, null, ''));
   }
 
@@ -171,6 +202,7 @@ export class EventService {
     ignoresSubscription: boolean,
     idempotencyKey: string | null,
     orderingKey: string | null,
+    traceContext: string | null,
   ): NewEvent {
     return {
       id: this.ids.next('evt'),
@@ -182,7 +214,24 @@ export class EventService {
       deliveryId: this.ids.next('dlv'),
       ignoresSubscription,
       filteredOut: false,
+      traceContext,
     };
+  }
+}
+
+/**
+ * Ends a publish's span with what it stored (the events, and the deliveries made for them; under
+ * a held idempotency key, the first publish's), or with the error's directory code.
+ */
+async function endPublish<T extends PublishedEventDto | PublishedEventDto[]>(span: PublishSpan, publishing: Promise<T>): Promise<T> {
+  try {
+    const published = await publishing;
+    const all: PublishedEventDto[] = Array.isArray(published) ? published : [published];
+    span.end({ eventIds: all.map((event) => event.id), deliveryIds: all.flatMap((event) => event.deliveries) });
+    return published;
+  } catch (error) {
+    span.end({ errorType: error instanceof AppError ? error.code : error instanceof Error ? error.name : 'unknown' });
+    throw error;
   }
 }
 

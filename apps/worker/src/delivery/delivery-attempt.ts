@@ -1,5 +1,6 @@
 import { Clock, CLOCK, ID_GENERATOR, IdGenerator, nextStep } from '@herald/core';
 import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/queue';
+import { HeraldTracing, TRACING } from '@herald/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
@@ -19,6 +20,7 @@ export class DeliveryAttempt {
     private readonly metrics: WorkerMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(TRACING) private readonly tracing: HeraldTracing,
   ) {}
 
   async run(claimed: ClaimedDelivery, context: AttemptContextRecord, token: string, shutdown: AbortSignal): Promise<AttemptOutcome> {
@@ -34,7 +36,19 @@ export class DeliveryAttempt {
     const startedAt = this.clock.now();
     const transport = this.transports.get(context.destination);
     if (!transport) throw new Error(`DeliveryModule registers no transport for ${context.destination} destinations`);
-    const { result, target, requestHeaders } = await transport.send({ ...context, webhook }, startedAt, shutdown);
+    // The attempt's span, in the trace of the publish its event stored (PRODUCT.md §16); its
+    // `traceparent` goes to the receiver. A shared no-op while traces are off.
+    const span = this.tracing.startAttempt(context.event.traceContext, {
+      applicationId: claimed.applicationId,
+      eventType: claimed.eventType,
+      eventId: claimed.eventId,
+      deliveryId: claimed.id,
+      number: claimed.attemptCount + 1,
+      destination: context.destination,
+      url: webhook.url,
+    });
+    const { result, target, requestHeaders } = await transport.send({ ...context, webhook, traceHeaders: span.headers }, startedAt, shutdown);
+    span.end(result);
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
       // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.

@@ -130,6 +130,7 @@ export class TestWorker {
       deliveryId: `dlv_${suffix}`,
       ignoresSubscription,
       filteredOut: false,
+      traceContext: null,
       idempotencyKey: null,
       orderingKey,
     });

@@ -50,6 +50,7 @@ describe('EventRepository', () => {
       deliveryId: `dlv_${n}`,
       ignoresSubscription: false,
       filteredOut: false,
+      traceContext: null,
     };
   }
   const stored = async (id: string) => (await sql(db.url, 'SELECT id FROM events WHERE id = $1', [id])).length === 1;
@@ -78,6 +79,23 @@ describe('EventRepository', () => {
       [],
       [mixed[2].deliveryId],
     ]);
+  });
+
+  it('stores each publish’s trace context with its event (PRODUCT.md §16), and null while traces are off', async () => {
+    const contextOf = async (id: string) => (await sql(db.url, 'SELECT trace_context FROM events WHERE id = $1', [id]))[0].trace_context;
+    const traced = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    // Concurrent publishes share a statement: each row keeps its own context, or none.
+    const mixed = [{ ...event(), traceContext: traced }, event(), { ...event(), traceContext: `${traced} vendor=opaque` }];
+    await Promise.all(mixed.map((item) => events.publish(scope, item)));
+    expect(await Promise.all(mixed.map((item) => contextOf(item.id)))).toEqual([traced, null, `${traced} vendor=opaque`]);
+
+    const untraced = [event(), event()];
+    await Promise.all(untraced.map((item) => events.publish(scope, item)));
+    expect(await Promise.all(untraced.map((item) => contextOf(item.id)))).toEqual([null, null]);
+
+    const batch = [{ ...event(), traceContext: traced }, { ...event(), traceContext: traced }];
+    await events.publishBatch(scope, batch.map((e) => ({ event: e, idempotency: null })), () => true);
+    expect(await Promise.all(batch.map((item) => contextOf(item.id)))).toEqual([traced, traced]);
   });
 
   it('takes a key once: a second publish under it stores nothing and reports the first request and answer', async () => {

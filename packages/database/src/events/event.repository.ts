@@ -24,6 +24,11 @@ export interface NewEvent {
   ignoresSubscription: boolean;
   /** The subscription's filter refused the payload (the caller's decision): the event is stored without a delivery. */
   filteredOut: boolean;
+  /**
+   * The publish span's trace context, for its attempts' spans (PRODUCT.md §16); null, and
+   * nothing written for it, while traces are off.
+   */
+  traceContext: string | null;
 }
 
 export interface PublishedEventRecord {
@@ -77,7 +82,9 @@ const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pend
  * only once per statement (ON CONFLICT cannot touch a row twice): the caller sends each
  * (application, key) once.
  * $1 ids, $2 applications, $3 types, $4 payloads, $5 times, $6 delivery ids, $7 ignores
- * subscription, $8 idempotency keys, $9 request hashes, $10 ordering keys, $11 filtered out.
+ * subscription, $8 idempotency keys, $9 request hashes, $10 ordering keys, $11 filtered out,
+ * $12 trace contexts: NULL as a whole while traces are off (unnest pads a missing array with
+ * nulls), so a publish then sends no value for it.
  *
  * With `wake`, the statement also NOTIFYs the workers when it made a delivery: PostgreSQL sends
  * it as the transaction commits, without a statement and commit of its own (DeliveryNotifier)
@@ -90,9 +97,9 @@ function publishManySql(wake: boolean): string {
   return `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bool[], $8::text[], $9::text[],
-                         $10::text[], $11::bool[]) WITH ORDINALITY
+                         $10::text[], $11::bool[], $12::text[]) WITH ORDINALITY
       AS t(event_id, application_id, event_type, payload, created_at, delivery_id, ignores_subscription, idempotency_key, request_hash,
-           ordering_key, filtered_out, position)
+           ordering_key, filtered_out, trace_context, position)
   ), taken AS (
     INSERT INTO idempotency_keys AS k (application_id, key, request_hash, event_id, created_at)
     SELECT application_id, idempotency_key, request_hash, event_id, created_at FROM input WHERE idempotency_key IS NOT NULL
@@ -103,8 +110,8 @@ function publishManySql(wake: boolean): string {
   ), fresh AS (
     SELECT * FROM input WHERE idempotency_key IS NULL OR event_id IN (SELECT event_id FROM taken)
   ), event AS (
-    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key, ordering_key)
-    SELECT event_id, application_id, event_type, payload, created_at, idempotency_key, ordering_key FROM fresh
+    INSERT INTO events (id, application_id, event_type, payload, created_at, idempotency_key, ordering_key, trace_context)
+    SELECT event_id, application_id, event_type, payload, created_at, idempotency_key, ordering_key, trace_context FROM fresh
     RETURNING id
   ), delivery AS (
     INSERT INTO deliveries (id, event_id, application_id, event_type, status, ignores_subscription,
@@ -298,6 +305,7 @@ export class EventRepository {
       written.map((e) => e.idempotency?.requestHash ?? null),
       written.map((e) => e.event.orderingKey),
       written.map((e) => e.event.filteredOut),
+      written.some((e) => e.event.traceContext !== null) ? written.map((e) => e.event.traceContext) : null,
     ]);
     const stored = new Map(rows.map((row) => [row.event_id, row.delivery_id]));
     const takenBefore = written.filter((e) => !stored.has(e.event.id));

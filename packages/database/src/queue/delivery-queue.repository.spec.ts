@@ -155,7 +155,11 @@ describe('DeliveryQueueRepository', () => {
       const [id] = await due(app, 1);
       const first = await claim({ leaseUntil: new Date(Date.now() - 1) });
       expect(first.deliveries[0]).toMatchObject({ id, applicationId: app, eventType: 'acw_start', attemptCount: 0 });
-      expect(first.deliveries[0].context).toMatchObject({ webhook: { url: 'http://10.0.0.4:9/hook' }, subscription: { active: true } });
+      expect(first.deliveries[0].context).toMatchObject({
+        webhook: { url: 'http://10.0.0.4:9/hook' },
+        subscription: { active: true },
+        event: { traceContext: null },
+      });
 
       const again = await claim();
       expect(again.deliveries.map((d) => d.id)).toEqual([id]);
@@ -164,6 +168,15 @@ describe('DeliveryQueueRepository', () => {
         false,
       );
     });
+  });
+
+  it('returns the trace context its event stored with the attempt context (PRODUCT.md §16), with its claim', async () => {
+    const app = await application('10.0.0.14');
+    const [id] = await due(app, 1);
+    const stored = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 vendor=opaque';
+    await sql(db.url, `UPDATE events SET trace_context = $1 WHERE id = (SELECT event_id FROM deliveries WHERE id = $2)`, [stored, id]);
+    const claimed = await claim({ leaseUntil: new Date(Date.now() - 1) });
+    expect(claimed.deliveries.find((d) => d.id === id)?.context.event.traceContext).toBe(stored);
   });
 
   describe('finish and hand-back', () => {

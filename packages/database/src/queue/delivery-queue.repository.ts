@@ -86,7 +86,16 @@ function toClaimedDelivery(row: ClaimedRow, throttle: ClaimedDelivery['throttle'
 /** Everything an attempt needs, read when the attempt starts (the stored config of that moment). */
 export interface AttemptContextRecord {
   deliveryId: string;
-  event: { id: string; type: string; applicationId: number; createdAt: Date; payload: string; orderingKey: string | null };
+  event: {
+    id: string;
+    type: string;
+    applicationId: number;
+    createdAt: Date;
+    payload: string;
+    orderingKey: string | null;
+    /** The publish span's trace context (PRODUCT.md §16); null when traces were off as it was published. */
+    traceContext: string | null;
+  };
   /** null when the webhook has been deleted since the event was published. */
   webhook: WebhookRecord | null;
   /** False while the webhook is disabled (PRODUCT.md §10): the delivery is paused, not attempted. */
@@ -149,6 +158,7 @@ type ContextRow = {
   event_created_at: Date;
   payload: string;
   event_ordering_key: string | null;
+  event_trace_context: string | null;
   ensure_delivery: boolean | null;
   active: boolean | null;
   webhook_state: string | null;
@@ -166,7 +176,7 @@ type ContextRow = {
  */
 function contextColumns(d: string): string {
   return `${d}.id AS delivery_id, ${d}.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
-          e.payload, e.ordering_key AS event_ordering_key, ${webhookColumns('w')}, w.state AS webhook_state,
+          e.payload, e.ordering_key AS event_ordering_key, e.trace_context AS event_trace_context, ${webhookColumns('w')}, w.state AS webhook_state,
           s.ensure_delivery, s.active,
           ARRAY(SELECT ws.secret FROM webhook_secrets ws
                  WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
@@ -599,6 +609,7 @@ function eventOf(row: ContextRow): AttemptContextRecord['event'] {
     createdAt: row.event_created_at,
     payload: row.payload,
     orderingKey: row.event_ordering_key,
+    traceContext: row.event_trace_context,
   };
 }
 

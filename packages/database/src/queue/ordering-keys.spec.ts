@@ -68,6 +68,7 @@ describe('ordering keys in the queue', () => {
       deliveryId: `dlv_order_${n}`,
       ignoresSubscription: false,
       filteredOut: false,
+      traceContext: null,
     };
   }
 

@@ -9,8 +9,12 @@ import { AttemptContextRecord, WebhookRecord } from '@herald/database/queue';
  */
 export type DestinationKind = DeliveryDestination;
 
-/** An attempt's context once DeliveryAttempt has checked there is somewhere to deliver to. */
-export type DeliverableContext = AttemptContextRecord & { webhook: WebhookRecord };
+/**
+ * An attempt's context once DeliveryAttempt has checked there is somewhere to deliver to, with
+ * the attempt span's W3C trace headers (`traceparent`, `tracestate`; empty while traces are off)
+ * for the receiver.
+ */
+export type DeliverableContext = AttemptContextRecord & { webhook: WebhookRecord; traceHeaders: Readonly<Record<string, string>> };
 
 export interface TransportAttempt {
   /** What happened, classified; a transport never throws. */

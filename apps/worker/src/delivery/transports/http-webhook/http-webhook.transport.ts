@@ -26,6 +26,8 @@ export class HttpWebhookTransport implements DeliveryTransport {
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(context.secrets, event.id, timestamp, body),
+      // Unsigned (the signature covers id, timestamp and body) and sent only while traces are on.
+      ...context.traceHeaders,
     };
     return {
       result: await this.sender.send({ url: webhook.url, headers, body }, shutdown),
