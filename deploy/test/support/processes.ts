@@ -13,8 +13,8 @@ export interface HeraldProcess {
   exited: Promise<number | null>;
 }
 
-function start(name: string, entry: string, env: Record<string, string>, url: string): HeraldProcess {
-  const child = spawn(process.execPath, [path.join(REPOSITORY_ROOT, entry)], {
+function start(name: string, entry: string, env: Record<string, string>, url: string, nodeArgs: string[]): HeraldProcess {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(REPOSITORY_ROOT, entry)], {
     cwd: REPOSITORY_ROOT,
     env: { PATH: process.env.PATH ?? '', HERALD_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,22 +29,23 @@ function start(name: string, entry: string, env: Record<string, string>, url: st
 const gaveUp = (process: HeraldProcess) => () =>
   process.child.exitCode !== null || process.child.signalCode !== null ? `${process.name} exited: ${process.output()}` : null;
 
-/** `node apps/api/dist/main.js` on a free port; resolves once /readyz answers 200. */
-export async function startApi(name: string, env: Record<string, string>): Promise<HeraldProcess> {
+/** `node [nodeArgs] apps/api/dist/main.js` on a free port; resolves once /readyz answers 200. */
+export async function startApi(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<HeraldProcess> {
   const port = await freePort();
-  const api = start(name, 'apps/api/dist/main.js', { ...env, PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}`);
+  const api = start(name, 'apps/api/dist/main.js', { ...env, PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}`, nodeArgs);
   await waitForOk(`${api.url}/readyz`, 60_000, gaveUp(api));
   return api;
 }
 
-/** `node apps/worker/dist/main.js` with its /metrics on a free port; resolves once that answers. */
-export async function startWorker(name: string, env: Record<string, string>): Promise<HeraldProcess> {
+/** `node [nodeArgs] apps/worker/dist/main.js` with its /metrics on a free port; resolves once that answers. */
+export async function startWorker(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<HeraldProcess> {
   const port = await freePort();
   const worker = start(
     name,
     'apps/worker/dist/main.js',
     { ...env, HERALD_WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1' },
     `http://127.0.0.1:${port}/metrics`,
+    nodeArgs,
   );
   await waitForOk(worker.url, 60_000, gaveUp(worker));
   return worker;
