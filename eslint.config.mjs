@@ -1,6 +1,7 @@
 // Lint rules that keep Herald's boundaries true (ARCHITECTURE.md): packages are reached through
 // their entry points, Prisma and the pg pool stay inside packages/database, no app imports
-// another app, and the worker never loads Prisma. Formatting is Prettier's (no style rules here).
+// another app, the worker never loads Prisma, and OpenTelemetry is loaded only by the tracing
+// facade's SDK file. Formatting is Prettier's (no style rules here).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -29,6 +30,23 @@ const otherApps = {
   message: 'No app imports another app: shared code lives in packages/.',
 };
 const restrict = (...patterns) => ['error', { patterns }];
+/**
+ * Without OTEL_EXPORTER_OTLP_ENDPOINT nothing of OpenTelemetry is loaded (PRODUCT.md §16):
+ * only otel-tracing.ts imports it, and the facade loads that file lazily. A rule of its own, so
+ * the per-folder no-restricted-imports below need not repeat it.
+ */
+const openTelemetry = [
+  'error',
+  {
+    patterns: [
+      {
+        group: ['@opentelemetry/*'],
+        allowTypeImports: true,
+        message: "OpenTelemetry is loaded only when traces are on: use HeraldTracing from '@herald/runtime'.",
+      },
+    ],
+  },
+];
 /** Exact module names (a pattern would also match their subpaths). */
 const restrictWithNames = (paths, ...patterns) => ['error', { paths, patterns }];
 
@@ -44,7 +62,13 @@ export default tseslint.config(
       // Test code reads JSON answers whose shape the assertions check.
       '@typescript-eslint/no-explicit-any': 'off',
       'no-restricted-imports': restrict(deepImports, databaseDrivers, otherApps),
+      '@typescript-eslint/no-restricted-imports': openTelemetry,
     },
+  },
+  {
+    // The SDK behind the tracing facade, which loads this file only when an OTLP endpoint is set.
+    files: ['packages/runtime/src/tracing/otel-tracing.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
   {
     // Repositories store and return outcomes; services decide and build the API's errors.

@@ -121,7 +121,8 @@ describe('OpenTelemetry traces from the api and worker processes (PRODUCT.md §1
   async function attemptsReceived(applicationId: number, count: number) {
     const deadline = Date.now() + 20_000;
     while (requestsTo(applicationId).length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} attempts at /hook/${applicationId}, got ${requestsTo(applicationId).length}`);
+      if (Date.now() > deadline)
+        throw new Error(`expected ${count} attempts at /hook/${applicationId}, got ${requestsTo(applicationId).length}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return requestsTo(applicationId);
@@ -213,7 +214,9 @@ describe('OpenTelemetry traces from the api and worker processes (PRODUCT.md §1
         });
       }
       // Each attempt's request carried its own span's traceparent.
-      expect(attempts.map((attempt) => attempt.headers.traceparent)).toEqual(byNumber.map((span) => `00-${CALLER_TRACE}-${span.spanId}-01`));
+      expect(attempts.map((attempt) => attempt.headers.traceparent)).toEqual(
+        byNumber.map((span) => `00-${CALLER_TRACE}-${span.spanId}-01`),
+      );
 
       expect(otlp.exports.every((e) => e.path === '/v1/traces')).toBe(true);
       const contentTypes = new Set(otlp.exports.map((e) => e.contentType));

@@ -31,6 +31,8 @@ describe('the import boundaries (eslint.config.mjs)', () => {
     ['apps/api/src/x.ts', "import { Pool } from 'pg';", /packages\/database's own/],
     ['apps/cli/src/x.ts', "import { WorkerModule } from '@herald/worker';", /No app imports another app/],
     ['packages/client/src/x.ts', "import { AppError } from '@herald/contracts';", /@herald\/client stands alone/],
+    ['apps/worker/src/delivery/x.ts', "import { trace } from '@opentelemetry/api';", /OpenTelemetry is loaded only when traces are on/],
+    ['packages/runtime/src/tracing/tracing.ts', "import { trace } from '@opentelemetry/api';", /OpenTelemetry is loaded only/],
   ])('%s: %s is refused', (file, code, reason) => {
     expect(lint(file, `${code}\nexport const used = [${code.match(/\{ (\w+) \}/)?.[1]}];\n`)).toEqual([expect.stringMatching(reason)]);
   });
@@ -41,6 +43,7 @@ describe('the import boundaries (eslint.config.mjs)', () => {
     ['packages/database/src/x.ts', "import { Pool } from 'pg';"],
     ['apps/api/test/x.ts', "import { sql } from '@herald/database/testing';"],
     ['apps/cli/src/x.ts', "import { createHeraldClient } from '@herald/client';"],
+    ['packages/runtime/src/tracing/otel-tracing.ts', "import { trace } from '@opentelemetry/api';"],
   ])('%s: %s is allowed', (file, code) => {
     expect(lint(file, `${code}\nexport const used = [${code.match(/\{ (\w+) \}/)?.[1]}];\n`)).toEqual([]);
   });

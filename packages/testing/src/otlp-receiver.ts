@@ -76,7 +76,9 @@ export class OtlpReceiver {
       if (picked.length > 0) return picked;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`no such span within ${timeoutMs} ms; received: ${this.spans.map((s) => `${s.service}/${s.name}`).join(', ') || 'none'}`);
+        throw new Error(
+          `no such span within ${timeoutMs} ms; received: ${this.spans.map((s) => `${s.service}/${s.name}`).join(', ') || 'none'}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);

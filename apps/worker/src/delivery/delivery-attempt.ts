@@ -47,7 +47,11 @@ export class DeliveryAttempt {
       destination: context.destination,
       url: webhook.url,
     });
-    const { result, target, requestHeaders } = await transport.send({ ...context, webhook, traceHeaders: span.headers }, startedAt, shutdown);
+    const { result, target, requestHeaders } = await transport.send(
+      { ...context, webhook, traceHeaders: span.headers },
+      startedAt,
+      shutdown,
+    );
     span.end(result);
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {

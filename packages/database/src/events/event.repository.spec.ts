@@ -93,8 +93,15 @@ describe('EventRepository', () => {
     await Promise.all(untraced.map((item) => events.publish(scope, item)));
     expect(await Promise.all(untraced.map((item) => contextOf(item.id)))).toEqual([null, null]);
 
-    const batch = [{ ...event(), traceContext: traced }, { ...event(), traceContext: traced }];
-    await events.publishBatch(scope, batch.map((e) => ({ event: e, idempotency: null })), () => true);
+    const batch = [
+      { ...event(), traceContext: traced },
+      { ...event(), traceContext: traced },
+    ];
+    await events.publishBatch(
+      scope,
+      batch.map((e) => ({ event: e, idempotency: null })),
+      () => true,
+    );
     expect(await Promise.all(batch.map((item) => contextOf(item.id)))).toEqual([traced, traced]);
   });
 

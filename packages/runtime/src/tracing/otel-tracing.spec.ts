@@ -13,7 +13,13 @@ const CALLER_SPAN = '00f067aa0ba902b7';
  * `tracing` (startTracing's answer), `request(headers)`, `attempt(n)` and `answered(status)` in
  * scope, and prints what it returns as JSON.
  */
-async function scenario<T>(protocol: OtlpProtocol, receiver: OtlpReceiver, service: string, body: string, env: NodeJS.ProcessEnv = {}): Promise<T> {
+async function scenario<T>(
+  protocol: OtlpProtocol,
+  receiver: OtlpReceiver,
+  service: string,
+  body: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<T> {
   const script = `
     const { startTracing } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/tracing/tracing.js'))});
     const request = (headers = {}) => ({
@@ -54,7 +60,15 @@ describe('startTracing', () => {
     expect(tracing).toBe(NO_TRACING);
     expect(tracing.enabled).toBe(false);
     expect(tracing.startPublish(tracing.startRequest(request()), { applicationId: 1, eventTypes: ['a'] }).storedContext).toBeNull();
-    const attempt = { applicationId: 1, eventType: 'a', eventId: 'evt_1', deliveryId: 'dlv_1', number: 1, destination: 'webhook', url: 'http://x/' };
+    const attempt = {
+      applicationId: 1,
+      eventType: 'a',
+      eventId: 'evt_1',
+      deliveryId: 'dlv_1',
+      number: 1,
+      destination: 'webhook',
+      url: 'http://x/',
+    };
     expect(tracing.startAttempt(`00-${CALLER_TRACE}-${CALLER_SPAN}-01`, attempt).headers).toEqual({});
   });
 
@@ -66,7 +80,11 @@ describe('startTracing', () => {
     afterEach(() => receiver.close());
 
     it('exports a request, its publish and an attempt in the caller’s trace, each the child of the one before', async () => {
-      const { enabled, storedContext, headers } = await scenario<{ enabled: boolean; storedContext: string; headers: Record<string, string> }>(
+      const { enabled, storedContext, headers } = await scenario<{
+        enabled: boolean;
+        storedContext: string;
+        headers: Record<string, string>;
+      }>(
         protocol,
         receiver,
         'herald-api',
@@ -155,7 +173,10 @@ describe('startTracing', () => {
       expect(root).toMatchObject({ service: 'herald-worker', parentSpanId: '', statusCode: 2 });
       expect(root.attributes['error.type']).toBe('connection_refused');
       expect(root.attributes['http.response.status_code']).toBeUndefined();
-      expect(named(receiver.spans, 'POST /boom')[0]).toMatchObject({ statusCode: 2, attributes: expect.objectContaining({ 'error.type': '500' }) });
+      expect(named(receiver.spans, 'POST /boom')[0]).toMatchObject({
+        statusCode: 2,
+        attributes: expect.objectContaining({ 'error.type': '500' }),
+      });
     });
   });
 
@@ -179,6 +200,7 @@ describe('startTracing', () => {
 
 function named(spans: ReceivedSpan[], name: string): ReceivedSpan[] {
   const found = spans.filter((span) => span.name === name);
-  if (found.length !== 1) throw new Error(`expected one span named "${name}", got ${found.length} of: ${spans.map((s) => s.name).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(`expected one span named "${name}", got ${found.length} of: ${spans.map((s) => s.name).join(', ')}`);
   return found;
 }
