@@ -34,6 +34,7 @@ describe('claiming deliveries of a throttled webhook', () => {
       leaseUntil: new Date(Date.now() + 60_000),
       hostsInFlight: new Map(),
       hostCap: 16,
+      endpointCap: 16,
       ...overrides,
     });
 

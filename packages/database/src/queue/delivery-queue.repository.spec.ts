@@ -87,6 +87,7 @@ describe('DeliveryQueueRepository', () => {
       leaseUntil: new Date(now.getTime() + 60_000),
       hostsInFlight: new Map(),
       hostCap: 16,
+      endpointCap: 16,
       ...options,
     });
   }
