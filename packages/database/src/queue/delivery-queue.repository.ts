@@ -353,7 +353,13 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
            FROM deliveries d JOIN leases q ON q.delivery_id = d.id
           WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leases))
        ), walk AS (
+         -- The earliest of: applications whose first entry is still to come, the next entry of
+         -- each one served (behind its leased or claimed ones), and the operator's notices.
          SELECT LEAST((SELECT min(head_due_at) FROM visited WHERE head_due_at > $1),
+                      (SELECT min(n.due_at) FROM served s CROSS JOIN LATERAL (
+                         SELECT q.due_at FROM delivery_queue q
+                          WHERE q.application_id = s.application_id AND ${READY('q')} AND q.due_at > $1
+                          ORDER BY q.due_at LIMIT 1) n),
                       (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
                 (SELECT count(*) FROM forward) >= $11 AS more_applications
