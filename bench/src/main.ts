@@ -8,6 +8,7 @@ import { eventSchemas } from './benchmarks/event-schemas';
 import { subscriptionFilters } from './benchmarks/subscription-filters';
 import { eventsList } from './benchmarks/events-list';
 import { history } from './benchmarks/history';
+import { isolation } from './benchmarks/isolation';
 import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
@@ -32,6 +33,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'worker-scale': workerScale,
   'claim-scale': claimScale,
   storage,
+  isolation,
   recover,
   'events-list': eventsList,
   history,

@@ -35,6 +35,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'event-schemas',
           'events-list',
           'history',
+          'isolation',
           'keyed-publishes',
           'memory',
           'ordered-delivery',

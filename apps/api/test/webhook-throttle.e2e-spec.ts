@@ -23,10 +23,10 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
   afterAll(() => t.close());
 
   it('reads null until a throttle is set, then what was set; null removes it', async () => {
-    expect((await get().expect(200)).body).toEqual({ success: true, data: { per_second: null } });
+    expect((await get().expect(200)).body).toEqual({ success: true, data: { per_second: null, max_in_flight: null } });
 
-    expect((await put({ per_second: 20 }).expect(200)).body).toEqual({ success: true, data: { per_second: 20 } });
-    expect((await get().expect(200)).body).toEqual({ success: true, data: { per_second: 20 } });
+    expect((await put({ per_second: 20 }).expect(200)).body).toEqual({ success: true, data: { per_second: 20, max_in_flight: null } });
+    expect((await get().expect(200)).body).toEqual({ success: true, data: { per_second: 20, max_in_flight: null } });
     const [stored] = await sql<{ throttle_per_second: number }>(
       t.db.url,
       'SELECT throttle_per_second FROM webhooks WHERE application_id = $1',
@@ -34,10 +34,43 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
     );
     expect(stored.throttle_per_second).toBe(20);
 
-    expect((await put({ per_second: 10_000 }).expect(200)).body.data).toEqual({ per_second: 10_000 });
-    expect((await put({ per_second: 1 }).expect(200)).body.data).toEqual({ per_second: 1 });
-    expect((await put({ per_second: null }).expect(200)).body).toEqual({ success: true, data: { per_second: null } });
-    expect((await get().expect(200)).body.data).toEqual({ per_second: null });
+    expect((await put({ per_second: 10_000 }).expect(200)).body.data).toEqual({ per_second: 10_000, max_in_flight: null });
+    expect((await put({ per_second: 1 }).expect(200)).body.data).toEqual({ per_second: 1, max_in_flight: null });
+    expect((await put({ per_second: null }).expect(200)).body).toEqual({ success: true, data: { per_second: null, max_in_flight: null } });
+    expect((await get().expect(200)).body.data).toEqual({ per_second: null, max_in_flight: null });
+  });
+
+  it('sets max_in_flight beside per_second (PRODUCT.md §17): left out keeps it, null gives it back to the default', async () => {
+    const subject = await t.fixtures.tenantWithWebhook();
+    expect((await put({ per_second: null, max_in_flight: 4 }, subject).expect(200)).body.data).toEqual({
+      per_second: null,
+      max_in_flight: 4,
+    });
+    expect((await put({ per_second: 30 }, subject).expect(200)).body.data).toEqual({ per_second: 30, max_in_flight: 4 });
+    expect((await get(subject).expect(200)).body.data).toEqual({ per_second: 30, max_in_flight: 4 });
+    const [stored] = await sql<{ max_in_flight: number }>(t.db.url, 'SELECT max_in_flight FROM webhooks WHERE application_id = $1', [
+      subject.applicationId,
+    ]);
+    expect(stored.max_in_flight).toBe(4);
+    expect((await put({ per_second: 30, max_in_flight: 1_000 }, subject).expect(200)).body.data.max_in_flight).toBe(1_000);
+    expect((await put({ per_second: 30, max_in_flight: null }, subject).expect(200)).body.data).toEqual({
+      per_second: 30,
+      max_in_flight: null,
+    });
+  });
+
+  it.each([
+    ['0', 0, 'max_in_flight must not be less than 1'],
+    ['1001', 1_001, 'max_in_flight must not be greater than 1000'],
+    ['a fraction', 1.5, 'max_in_flight must be an integer (got the fraction 1.5)'],
+    ['a string', '8', 'max_in_flight must be an integer (got a string)'],
+  ])('400-02 naming max_in_flight for %s, changing nothing', async (_, value, message) => {
+    const subject = await t.fixtures.tenantWithWebhook();
+    await put({ per_second: 7, max_in_flight: 3 }, subject).expect(200);
+    const res = await put({ per_second: 8, max_in_flight: value }, subject);
+    expectError(res, 400, '400-02');
+    expect(res.body.error.details).toEqual([{ field: 'max_in_flight', message }]);
+    expect((await get(subject)).body.data).toEqual({ per_second: 7, max_in_flight: 3 });
   });
 
   it("leaves the seed's webhook bodies as they are, and a PUT of the configuration keeps the throttle", async () => {
@@ -50,7 +83,7 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
     expect(configured.body).toEqual({ success: true, data: VALID_WEBHOOK });
     const read = await t.http.get(`/application/${tenant.applicationId}/webhook`).set('Authorization', tenant.key).expect(200);
     expect(read.body).toEqual({ success: true, data: VALID_WEBHOOK });
-    expect((await get().expect(200)).body.data).toEqual({ per_second: 50 });
+    expect((await get().expect(200)).body.data).toEqual({ per_second: 50, max_in_flight: null });
   });
 
   it.each([
@@ -65,7 +98,7 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
     const res = await put({ per_second: value });
     expectError(res, 400, '400-02');
     expect(res.body.error.details).toEqual([{ field: 'per_second', message }]);
-    expect((await get()).body.data).toEqual({ per_second: 7 });
+    expect((await get()).body.data).toEqual({ per_second: 7, max_in_flight: null });
   });
 
   it('400-02 when per_second is missing (null, not absence, removes a throttle) or another field is sent', async () => {
@@ -99,7 +132,7 @@ describe('webhook throttle (PUT/GET /application/{id}/webhook/throttle)', () => 
     expectError(await get(other), 404, '404-02');
     expect(await sql(t.db.url, 'SELECT 1 FROM webhook_throttles WHERE application_id = $1', [other.applicationId])).toEqual([]);
     await t.http.put(`/application/${other.applicationId}/webhook`).set('Authorization', other.key).send(VALID_WEBHOOK).expect(200);
-    expect((await get(other).expect(200)).body.data).toEqual({ per_second: null });
+    expect((await get(other).expect(200)).body.data).toEqual({ per_second: null, max_in_flight: null });
   });
 
   it('a change makes deliveries waiting for a slot of the old rate due again, oldest first, and brings the next slot back near', async () => {

@@ -419,17 +419,21 @@ describe('the console in Chromium', () => {
     expect(after).not.toBe(before);
     await page.getByText(after).waitFor();
 
-    // The rate limit (PRODUCT.md §10): set, stored, then removed again.
+    // The limits (PRODUCT.md §10, §17): set, stored, then removed again.
     const perSecond = page.getByLabel('Attempts per second');
+    const inFlight = page.getByLabel('Attempts in flight at once');
     await perSecond.fill('20');
-    await page.getByRole('button', { name: 'Save rate limit' }).click();
+    await inFlight.fill('4');
+    await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByText('At most 20 attempts a second reach the endpoint.').waitFor();
-    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: 20 });
+    await page.getByText('At most 4 attempts are in flight at once.').waitFor();
+    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: 20, max_in_flight: 4 });
     await shot('endpoint-light');
     await perSecond.fill('');
-    await page.getByRole('button', { name: 'Save rate limit' }).click();
-    await page.getByText('No limit: attempts go out as fast as the workers send them.').waitFor();
-    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: null });
+    await inFlight.fill('');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByText('No rate limit: attempts go out as fast as the workers send them.').waitFor();
+    expect((await adminCall('GET', `/application/${APP_ID}/webhook/throttle`)).data).toEqual({ per_second: null, max_in_flight: null });
 
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);

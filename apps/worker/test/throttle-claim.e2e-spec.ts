@@ -34,12 +34,13 @@ describe('claiming deliveries of a throttled webhook', () => {
       leaseUntil: new Date(Date.now() + 60_000),
       hostsInFlight: new Map(),
       hostCap: 16,
+      endpointCap: 16,
       ...overrides,
     });
 
   async function throttled(perSecond: number, deliveries: number): Promise<{ app: ApplicationScope; ids: string[] }> {
     const app = await worker.application({ url: 'http://127.0.0.1:9/hook' });
-    await worker.app.get(WebhookThrottleRepository).set(app, perSecond, new Date(), testAudit);
+    await worker.app.get(WebhookThrottleRepository).set(app, { perSecond }, new Date(), testAudit);
     const ids: string[] = [];
     for (let i = 0; i < deliveries; i++) {
       ids.push((await worker.publish(app, 'acw_start', { i }))!);
@@ -195,7 +196,7 @@ describe('claiming deliveries of a throttled webhook', () => {
     const { app, ids } = await throttled(1, 4);
     await claim();
     expect(await waitingRows(ids)).toHaveLength(3);
-    await worker.app.get(WebhookThrottleRepository).set(app, null, new Date(Date.now() + 1), testAudit);
+    await worker.app.get(WebhookThrottleRepository).set(app, { perSecond: null }, new Date(Date.now() + 1), testAudit);
     const batch = await claim();
     expect(batch.deliveries.map((d) => d.id).sort()).toEqual(ids.slice(1).sort());
     expect(batch.deliveries.every((d) => d.throttle === null)).toBe(true);

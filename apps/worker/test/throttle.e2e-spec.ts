@@ -155,7 +155,7 @@ describe('throttling across worker processes (PRODUCT.md §10)', () => {
   it(`keeps every second at the receiver within ${LIMIT}/s with two workers, delivers all of it, and lets another webhook's deliveries through meanwhile`, async () => {
     const throttled = await worker.application({ url: receiver.url });
     const other = await worker.application({ url: otherSink.url('/other') });
-    await worker.app.get(WebhookThrottleRepository).set(throttled, LIMIT, new Date(), testAudit);
+    await worker.app.get(WebhookThrottleRepository).set(throttled, { perSecond: LIMIT }, new Date(), testAudit);
 
     // The backlog is there before the workers start, so both of them meet it at once.
     for (let i = 0; i < THROTTLED_EVENTS; i++) await worker.publish(throttled, 'acw_start', { n: i });

@@ -53,6 +53,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
           leaseUntil: new Date(now.getTime() + 60_000),
           hostsInFlight: new Map(),
           hostCap: 64,
+          endpointCap: 1_000,
         });
         times.push(performance.now() - started);
         lastClaimed = batch.deliveries.map((delivery) => delivery.id);

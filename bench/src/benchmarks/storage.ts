@@ -1,6 +1,6 @@
 import { BenchContext, scaled } from '../harness/context';
 import { DatabaseFootprint, Footprint, processCpuMs } from '../harness/database-footprint';
-import { benchEvent, deliveryRound, Publish, warmUp, WORKER_ENV } from '../harness/delivery-load';
+import { benchEvent, deliveryRound, Publish, waitForAttempts, warmUp, WORKER_ENV } from '../harness/delivery-load';
 import { BenchEnvironment, RunningProcess } from '../harness/environment';
 import { HeraldClient, Tenant } from '../harness/herald-client';
 import { BenchResult, Figure, writeResult } from '../harness/report';
@@ -124,7 +124,7 @@ async function measureShape(context: BenchContext, shape: Shape): Promise<ShapeM
     };
     const round = await deliveryRound(sink, shape.requests, running.publish, `storage ${shape.name}`);
     // Attempts are recorded after the receipt: wait until every delivery has finished.
-    await waitForFinished(environment, round.ids.length + warmUpRequests * shape.batch);
+    await waitForAttempts(environment, round.ids.length + warmUpRequests * shape.batch);
     const cpuMs = {
       api: processCpuMs(running.api.pid) - started.api,
       worker: processCpuMs(running.worker.pid) - started.worker,
@@ -179,16 +179,6 @@ async function startHerald(environment: BenchEnvironment, shape: Shape, tenant: 
       await api.stop();
     },
   };
-}
-
-async function waitForFinished(environment: BenchEnvironment, expected: number): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const [row] = await environment.sql<{ done: string }>(`SELECT count(*)::text AS done FROM delivery_attempts`);
-    if (Number(row.done) >= expected) return;
-    if (Date.now() > deadline) throw new Error(`only ${row.done} of ${expected} attempts recorded after 120 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function shapeFigures(shape: Shape, m: ShapeMeasurement): Figure[] {

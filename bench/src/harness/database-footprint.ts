@@ -94,6 +94,11 @@ export class DatabaseFootprint {
 
   /** What happened between two snapshots. */
   async between(before: FootprintSnapshot, after: FootprintSnapshot): Promise<Footprint> {
+    return { wal: await this.walBetween(before.lsn, after.lsn), ...this.countsBetween(before, after) };
+  }
+
+  /** Commits and tuple counts between two snapshots, without the WAL (which needs prepare()). */
+  countsBetween(before: FootprintSnapshot, after: FootprintSnapshot): Omit<Footprint, 'wal'> {
     const tables = new Map<string, TableCounts>();
     for (const [name, counts] of after.tables) {
       const earlier = before.tables.get(name) ?? { inserted: 0, updated: 0, hotUpdated: 0, deleted: 0 };
@@ -104,7 +109,7 @@ export class DatabaseFootprint {
         deleted: counts.deleted - earlier.deleted,
       });
     }
-    return { wal: await this.walBetween(before.lsn, after.lsn), commits: after.commits - before.commits, tables };
+    return { commits: after.commits - before.commits, tables };
   }
 
   /**

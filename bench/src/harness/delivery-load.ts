@@ -223,3 +223,14 @@ export async function bareClientRate(sink: BenchSink, count: number): Promise<nu
   await pool.close();
   return rate;
 }
+
+/** Waits until `expected` attempts are recorded (they are recorded after the receipt). */
+export async function waitForAttempts(environment: BenchEnvironment, expected: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await environment.sql<{ done: string }>(`SELECT count(*)::text AS done FROM delivery_attempts`);
+    if (Number(row.done) >= expected) return;
+    if (Date.now() > deadline) throw new Error(`only ${row.done} of ${expected} attempts recorded after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -13,10 +13,15 @@ export class BenchSink {
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
 
-  /** `replyDelayMs`: how long each answer takes, as a slow receiver's would (the arrival is recorded at once). */
+  /**
+   * `replyDelayMs`: how long each answer takes, as a slow receiver's would (the arrival is recorded
+   * at once; Infinity: it never answers). `host`: another loopback address is another destination
+   * host to the worker (its per-host caps), as another customer's receiver would be.
+   */
   constructor(
     private reply: (webhookId: string, nth: number) => number = () => 200,
     private readonly replyDelayMs = 0,
+    private readonly host = '127.0.0.1',
   ) {
     this.server = http.createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
       req.resume();
@@ -30,6 +35,7 @@ export class BenchSink {
           res.writeHead(this.reply(id, times.length), { 'content-type': 'text/plain', 'content-length': '2' });
           res.end('ok');
         };
+        if (this.replyDelayMs === Infinity) return; // hangs until the caller gives up
         if (this.replyDelayMs > 0) setTimeout(answer, this.replyDelayMs);
         else answer();
         this.waiters = this.waiters.filter((w) => (this.count >= w.count ? (w.resolve(), false) : true));
@@ -38,13 +44,13 @@ export class BenchSink {
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server.listen(0, this.host, resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
     return this;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return `http://${this.host}:${this.port}/hook`;
   }
 
   reset(reply?: (webhookId: string, nth: number) => number): void {

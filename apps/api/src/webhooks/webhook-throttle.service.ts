@@ -1,6 +1,6 @@
 import { auditChanges, Clock, CLOCK } from '@herald/core';
 import { Errors, SetWebhookThrottleRequest, WebhookThrottleDto } from '@herald/contracts';
-import { ApplicationScope, WebhookThrottleRepository } from '@herald/database';
+import { ApplicationScope, WebhookLimits, WebhookThrottleRepository } from '@herald/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditTrail } from '../common/audit/audit-trail';
 import { Caller } from '../common/audit/caller';
@@ -20,14 +20,15 @@ export class WebhookThrottleService {
 
   /** Recorded as `webhook.throttle_updated`. */
   async set(scope: ApplicationScope, request: SetWebhookThrottleRequest, caller: Caller): Promise<WebhookThrottleDto> {
-    const saved = await this.throttles.set(scope, request.per_second, this.clock.now(), ({ before, after }) =>
-      this.audit.entry(caller, 'webhook.throttle_updated', scope, auditChanges({ per_second: before }, { per_second: after })),
+    const change = { perSecond: request.per_second, maxInFlight: request.max_in_flight };
+    const saved = await this.throttles.set(scope, change, this.clock.now(), ({ before, after }) =>
+      this.audit.entry(caller, 'webhook.throttle_updated', scope, auditChanges({ ...toDto(scope, before) }, { ...toDto(scope, after) })),
     );
     return toDto(scope, saved);
   }
 }
 
-function toDto(scope: ApplicationScope, throttle: { perSecond: number | null } | null): WebhookThrottleDto {
-  if (!throttle) throw Errors.webhookNotConfigured(scope.applicationId);
-  return { per_second: throttle.perSecond };
+function toDto(scope: ApplicationScope, limits: WebhookLimits | null): WebhookThrottleDto {
+  if (!limits) throw Errors.webhookNotConfigured(scope.applicationId);
+  return { per_second: limits.perSecond, max_in_flight: limits.maxInFlight };
 }

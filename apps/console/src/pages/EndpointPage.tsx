@@ -116,7 +116,10 @@ function Health({ applicationId }: { applicationId: number }) {
   );
 }
 
-/** PRODUCT.md §10: at most `per_second` attempts a second reach the endpoint, across every worker. */
+/**
+ * The endpoint's limits, across every worker: at most `per_second` attempts a second (PRODUCT.md
+ * §10) and at most `max_in_flight` at once (§17; empty: the operator's default).
+ */
 function Throttle({ applicationId }: { applicationId: number }) {
   const queryClient = useQueryClient();
   const path = { params: { path: { application_id: applicationId } } };
@@ -124,53 +127,78 @@ function Throttle({ applicationId }: { applicationId: number }) {
     queryKey: ['webhook-throttle', applicationId],
     queryFn: () => call(api.GET('/application/{application_id}/webhook/throttle', path)),
   });
-  const [draft, setDraft] = useState<string | null>(null);
+  const [perSecondDraft, setPerSecondDraft] = useState<string | null>(null);
+  const [inFlightDraft, setInFlightDraft] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (perSecond: number | null) =>
-      call(api.PUT('/application/{application_id}/webhook/throttle', { ...path, body: { per_second: perSecond } })),
+    mutationFn: (limits: { per_second: number | null; max_in_flight: number | null }) =>
+      call(api.PUT('/application/{application_id}/webhook/throttle', { ...path, body: limits })),
     onSuccess: (res) => {
       queryClient.setQueryData(['webhook-throttle', applicationId], res);
-      setDraft(null);
+      setPerSecondDraft(null);
+      setInFlightDraft(null);
     },
   });
   if (throttle.error instanceof HeraldApiError && throttle.error.code === '404-02') return null;
-  const current = throttle.data?.data.per_second;
-  const shown = draft ?? (current == null ? '' : String(current));
+  const perSecond = throttle.data?.data.per_second;
+  const inFlight = throttle.data?.data.max_in_flight;
+  const shownPerSecond = perSecondDraft ?? (perSecond == null ? '' : String(perSecond));
+  const shownInFlight = inFlightDraft ?? (inFlight == null ? '' : String(inFlight));
+  const numberOrNull = (text: string) => (text.trim() === '' ? null : Number(text));
   return (
     <section className="card" aria-labelledby="throttle-heading">
-      <h2 id="throttle-heading">Rate limit</h2>
+      <h2 id="throttle-heading">Limits</h2>
       <p className="muted">
-        {current == null
-          ? 'No limit: attempts go out as fast as the workers send them.'
-          : `At most ${current} attempts a second reach the endpoint.`}{' '}
-        Deliveries over the limit wait their turn; none fail because of it.
+        {perSecond == null
+          ? 'No rate limit: attempts go out as fast as the workers send them.'
+          : `At most ${perSecond} attempts a second reach the endpoint.`}{' '}
+        {inFlight == null
+          ? 'At most the operator’s default number of attempts are in flight at once.'
+          : `At most ${inFlight} attempts are in flight at once.`}{' '}
+        Deliveries over a limit wait their turn; none fail because of it.
       </p>
       <form
-        className="inline-form"
+        className="limits-form"
         onSubmit={(event) => {
           event.preventDefault();
-          save.mutate(shown.trim() === '' ? null : Number(shown));
+          save.mutate({ per_second: numberOrNull(shownPerSecond), max_in_flight: numberOrNull(shownInFlight) });
         }}
       >
-        <label htmlFor="throttle-per-second">Attempts per second</label>
-        <input
-          id="throttle-per-second"
-          type="number"
-          min={1}
-          max={10000}
-          step={1}
-          placeholder="no limit"
-          value={shown}
-          aria-invalid={save.error ? true : undefined}
-          aria-describedby="throttle-help"
-          onChange={(event) => setDraft(event.target.value)}
-        />
+        <div className="field">
+          <label htmlFor="throttle-per-second">Attempts per second</label>
+          <input
+            id="throttle-per-second"
+            type="number"
+            min={1}
+            max={10000}
+            step={1}
+            placeholder="no limit"
+            value={shownPerSecond}
+            aria-invalid={save.error ? true : undefined}
+            aria-describedby="throttle-help"
+            onChange={(event) => setPerSecondDraft(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="throttle-max-in-flight">Attempts in flight at once</label>
+          <input
+            id="throttle-max-in-flight"
+            type="number"
+            min={1}
+            max={1000}
+            step={1}
+            placeholder="default"
+            value={shownInFlight}
+            aria-invalid={save.error ? true : undefined}
+            aria-describedby="throttle-help"
+            onChange={(event) => setInFlightDraft(event.target.value)}
+          />
+        </div>
         <button type="submit" className="button" disabled={save.isPending || throttle.isPending}>
-          Save rate limit
+          Save limits
         </button>
       </form>
       <p id="throttle-help" className="muted">
-        1 to 10,000; leave empty for no limit.
+        Per second: 1 to 10,000, empty for no limit. In flight: 1 to 1,000, empty for the default.
       </p>
       <ErrorMessage error={throttle.error ?? save.error} />
       {save.isSuccess && (

@@ -49,6 +49,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   /** What the last claim said of the next delivery to fall due after it (or lease to run out). */
   private claimedNextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
+  /** Where the next claim's walk of the applications goes on from (ClaimBatch.lastVisited). */
+  private walkFrom = 0;
   /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
   private readonly holdWaiters = new Set<() => void>();
   /** Throttle slots are database time; this turns them into this process's. */
@@ -110,8 +112,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       if (free > 0 && (free >= this.worthClaiming || this.inFlight.size === 0 || somethingDue)) {
         const limit = Math.min(free, CLAIM_BATCH);
         try {
-          // More may be waiting: the claim took (or left waiting for a throttle slot) all it could.
-          if ((await this.claimAndStart(limit)) === limit) continue;
+          // More may be waiting: the claim took (or left waiting for a throttle slot) all it
+          // could, or its walk has applications left to visit.
+          const { dealtWith, moreApplications } = await this.claimAndStart(limit);
+          if (dealtWith === limit || moreApplications) continue;
           shortClaim = true;
         } catch (error) {
           this.logger.error({ err: error }, 'claiming deliveries failed; retrying shortly');
@@ -123,8 +127,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
-  /** Claims and starts what it claimed; returns how many due deliveries the claim dealt with. */
-  private async claimAndStart(limit: number): Promise<number> {
+  /**
+   * Claims and starts what it claimed; returns how many due deliveries the claim dealt with, and
+   * whether its walk of the applications stopped before the last one.
+   */
+  private async claimAndStart(limit: number): Promise<{ dealtWith: number; moreApplications: boolean }> {
     this.wakePending = false;
     const now = this.clock.now();
     this.lastClaimAt = now.getTime();
@@ -134,6 +141,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       waiting,
       databaseTimeMs,
       nextClaimableAt,
+      lastVisited,
+      moreApplications,
     } = await this.queue.claim({
       limit,
       token,
@@ -142,12 +151,15 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       hostsInFlight: this.perHost,
       hostCap: this.config.delivery.hostConcurrency,
       minHostRoom: this.minHostRoom,
+      endpointCap: this.config.delivery.endpointMaxInFlight,
+      afterApplicationId: this.walkFrom,
     });
+    this.walkFrom = lastVisited;
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
     for (const delivery of claimed) this.start(delivery, token);
-    return claimed.length + waiting;
+    return { dealtWith: claimed.length + waiting, moreApplications };
   }
 
   private start(delivery: ClaimedDelivery, token: string): void {

@@ -23,6 +23,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
         leaseSeconds: 60,
         workerConcurrency: 64,
         hostConcurrency: 16,
+        endpointMaxInFlight: 16,
         egressProxy: null,
       },
       rateLimit: { perSecond: 100, burst: 200 },
@@ -46,6 +47,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_DELIVERY_LEASE_SECONDS: '30',
       HERALD_WORKER_CONCURRENCY: '8',
       HERALD_WORKER_HOST_CONCURRENCY: '2',
+      HERALD_ENDPOINT_MAX_IN_FLIGHT: '40',
       HERALD_EGRESS_PROXY: 'http://egress.internal:3128',
       HERALD_RATE_LIMIT_PER_SECOND: '0',
       HERALD_RATE_LIMIT_BURST: '10',
@@ -65,6 +67,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       leaseSeconds: 30,
       workerConcurrency: 8,
       hostConcurrency: 2,
+      endpointMaxInFlight: 40,
       egressProxy: 'http://egress.internal:3128/',
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });

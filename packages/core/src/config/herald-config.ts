@@ -25,6 +25,11 @@ export interface HeraldConfig {
     /** Attempts in flight per destination host, per worker process. */
     hostConcurrency: number;
     /**
+     * Attempts in flight per endpoint (an application's webhook) across every worker process
+     * (PRODUCT.md §17), unless the webhook sets its own `max_in_flight`.
+     */
+    endpointMaxInFlight: number;
+    /**
      * An HTTP CONNECT proxy every attempt goes through (PRODUCT.md §17), or null. Herald still
      * resolves and checks the destination and asks the proxy for the checked address.
      */
@@ -175,6 +180,7 @@ const environmentSchema = z.object({
   HERALD_DELIVERY_LEASE_SECONDS: integer(60, 2, 3_600),
   HERALD_WORKER_CONCURRENCY: integer(64, 1, 1_024),
   HERALD_WORKER_HOST_CONCURRENCY: integer(16, 1, 1_024),
+  HERALD_ENDPOINT_MAX_IN_FLIGHT: integer(16, 1, 1_000),
   HERALD_RATE_LIMIT_PER_SECOND: integer(100, 0, 1_000_000),
   HERALD_RATE_LIMIT_BURST: integer(200, 1, 1_000_000),
   HERALD_WORKER_METRICS_PORT: integer(9464, 0, 65_535),
@@ -312,6 +318,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
       leaseSeconds: e.HERALD_DELIVERY_LEASE_SECONDS,
       workerConcurrency: e.HERALD_WORKER_CONCURRENCY,
       hostConcurrency: e.HERALD_WORKER_HOST_CONCURRENCY,
+      endpointMaxInFlight: e.HERALD_ENDPOINT_MAX_IN_FLIGHT,
       egressProxy: e.HERALD_EGRESS_PROXY,
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },

@@ -87,6 +87,7 @@ describe('DeliveryQueueRepository', () => {
       leaseUntil: new Date(now.getTime() + 60_000),
       hostsInFlight: new Map(),
       hostCap: 16,
+      endpointCap: 16,
       ...options,
     });
   }
@@ -116,6 +117,7 @@ describe('DeliveryQueueRepository', () => {
   afterEach(async () => {
     // Each test starts from an empty queue; the applications stay (ids are never reused).
     await sql(db.url, 'DELETE FROM delivery_queue');
+    await sql(db.url, 'DELETE FROM endpoint_claims');
     await sql(db.url, 'DELETE FROM delivery_attempts');
     await sql(db.url, 'DELETE FROM deliveries');
     await sql(db.url, 'DELETE FROM events');
@@ -177,6 +179,163 @@ describe('DeliveryQueueRepository', () => {
     await sql(db.url, `UPDATE events SET trace_context = $1 WHERE id = (SELECT event_id FROM deliveries WHERE id = $2)`, [stored, id]);
     const claimed = await claim({ leaseUntil: new Date(Date.now() - 1) });
     expect(claimed.deliveries.find((d) => d.id === id)?.context.event.traceContext).toBe(stored);
+  });
+
+  describe('isolation between applications (PRODUCT.md §17)', () => {
+    /** `count` deliveries of `applicationId` due before any made by due(): a backlog, in one statement. */
+    async function backlog(applicationId: number, count: number): Promise<void> {
+      const prefix = `${applicationId}_${String(nextRow++).padStart(6, '0')}`;
+      await sql(
+        db.url,
+        `WITH e AS (
+           INSERT INTO events (id, application_id, event_type, payload, created_at)
+           SELECT 'evt_b' || $2 || '_' || lpad(g::text, 6, '0'), $1, 'acw_start', '{}', now() - interval '1 hour' + g * interval '1 ms'
+             FROM generate_series(1, $3::int) g RETURNING id, created_at
+         ), d AS (
+           INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+           SELECT 'dlv_b' || substr(e.id, 6), e.id, $1, 'acw_start', 'pending', e.created_at, e.created_at, e.created_at FROM e
+           RETURNING id, next_attempt_at
+         )
+         INSERT INTO delivery_queue (delivery_id, application_id, due_at) SELECT id, $1, next_attempt_at FROM d`,
+        [applicationId, prefix, count],
+      );
+    }
+
+    /** Deliveries of `applicationId` under a live lease: attempts in flight to its endpoint. */
+    async function inFlight(applicationId: number): Promise<number> {
+      const [{ n }] = await sql<{ n: string }>(
+        db.url,
+        'SELECT count(*) AS n FROM delivery_queue WHERE application_id = $1 AND lease_until >= now()',
+        [applicationId],
+      );
+      return Number(n);
+    }
+
+    const succeeded = () => ({ status: 'succeeded' as const, nextAttemptAt: null, now: new Date() });
+
+    it('serves every application with something due in turn, however large another one’s older backlog', async () => {
+      const flooding = await application('10.1.0.1');
+      const other = await application('10.1.0.2');
+      await backlog(flooding, 2_000);
+      const mine = await due(other, 2);
+
+      const batch = await claim({ limit: 4 });
+
+      // Round-robin: each application's first, then each one's second. In one global due order,
+      // all four would have been the backlog's.
+      expect(batch.deliveries.map((d) => d.applicationId)).toEqual([flooding, other, flooding, other]);
+      expect(batch.deliveries.filter((d) => d.applicationId === other).map((d) => d.id)).toEqual(mine);
+    });
+
+    it('caps attempts in flight per endpoint across claims with other tokens (workers); a finish, a hand-back or a lease that runs out gives the room back', async () => {
+      const app = await application('10.1.0.3');
+      await backlog(app, 40);
+      const first = await claim({ endpointCap: 10 });
+      expect(first.deliveries).toHaveLength(10);
+      // Another worker (another token), with room of its own to spare, gets nothing more.
+      expect((await claim({ endpointCap: 10 })).deliveries).toEqual([]);
+
+      const [a, b, c, d, e, f] = first.deliveries;
+      const token = (await sql<{ lease_token: string }>(db.url, 'SELECT lease_token FROM delivery_queue WHERE delivery_id = $1', [a.id]))[0]
+        .lease_token;
+      for (const done of [a, b, c]) expect(await queue.finish(done, token, succeeded(), attempt())).toBe(true);
+      expect((await claim({ endpointCap: 10 })).deliveries).toHaveLength(3);
+      expect(await queue.release(d.id, token, new Date())).toBe(true);
+      expect((await claim({ endpointCap: 10 })).deliveries).toHaveLength(1);
+      // A killed worker's leases run out: its slots come back with them.
+      await sql(db.url, `UPDATE delivery_queue SET lease_until = now() - interval '1 second' WHERE delivery_id = ANY($1)`, [[e.id, f.id]]);
+      expect(await inFlight(app)).toBe(8);
+      expect((await claim({ endpointCap: 10 })).deliveries).toHaveLength(2);
+      expect(await inFlight(app)).toBe(10);
+      expect((await claim({ endpointCap: 10 })).deliveries).toEqual([]);
+    });
+
+    it('reads a webhook’s own max_in_flight before the default', async () => {
+      const app = await application('10.1.0.4');
+      await backlog(app, 10);
+      await sql(db.url, 'UPDATE webhooks SET max_in_flight = 3 WHERE application_id = $1', [app]);
+      expect((await claim({ endpointCap: 16 })).deliveries).toHaveLength(3);
+      expect((await claim({ endpointCap: 16 })).deliveries).toEqual([]);
+      expect(await inFlight(app)).toBe(3);
+    });
+
+    it('passes over an application another claim is serving, and takes the others', async () => {
+      const busy = await application('10.1.0.5');
+      const free = await application('10.1.0.6');
+      await due(busy, 2);
+      const freeIds = await due(free, 2);
+      const other = new PgPool({ url: db.url, poolSize: 1 });
+      try {
+        await other.transaction(async (otherSql) => {
+          // As another worker's claim of `busy` holds its claim lock (queue.sql.ts, tryClaimLock).
+          await otherSql('SELECT pg_advisory_xact_lock(1330203, $1)', [busy]);
+          const batch = await claim();
+          expect(batch.deliveries.map((d) => d.id)).toEqual(freeIds);
+        });
+      } finally {
+        await other.onApplicationShutdown();
+      }
+      expect((await claim()).deliveries.map((d) => d.applicationId)).toEqual([busy, busy]);
+    });
+
+    it('takes turns round more applications than one claim visits, and comes to rest once round', async () => {
+      const apps: number[] = [];
+      for (let i = 0; i < 5; i++) apps.push(await application(`10.1.1.${i}`));
+      for (const app of apps) await due(app, 1);
+
+      const seen: number[] = [];
+      let walkFrom = 0;
+      let claims = 0;
+      for (;;) {
+        const batch = await claim({ applicationsPerClaim: 2, afterApplicationId: walkFrom });
+        claims++;
+        seen.push(...batch.deliveries.map((d) => d.applicationId));
+        walkFrom = batch.lastVisited;
+        if (!batch.moreApplications) break;
+      }
+      expect(seen.sort((x, y) => x - y)).toEqual(apps);
+      expect(claims).toBe(3);
+      // All five are in flight now: a run of claims visits them again, takes nothing, and comes
+      // to rest at the last application (a worker never spins on them).
+      const idle: boolean[] = [];
+      for (let more = true; more && idle.length < 10;) {
+        const batch = await claim({ applicationsPerClaim: 2, afterApplicationId: walkFrom });
+        expect(batch.deliveries).toEqual([]);
+        walkFrom = batch.lastVisited;
+        more = batch.moreApplications;
+        idle.push(more);
+      }
+      expect(idle.length).toBeLessThanOrEqual(3);
+      expect(idle.at(-1)).toBe(false);
+    });
+
+    it('says when the next entry it saw falls due, and deletes the records of claims with nothing left in flight', async () => {
+      const app = await application('10.1.0.7');
+      const [id] = await due(app, 1);
+      const token = randomUUID();
+      const now = new Date();
+      await claim({ token, now });
+      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
+        { delivery_ids: [id] },
+      ]);
+      const retryAt = new Date(Date.now() + 5_000);
+      expect(
+        await queue.finish(
+          { id, applicationId: app, orderingKey: null },
+          token,
+          { status: 'pending', nextAttemptAt: retryAt, now },
+          attempt(),
+        ),
+      ).toBe(true);
+      const later = await due(app, 1);
+      const batch = await claim();
+      expect(batch.deliveries.map((d) => d.id)).toEqual(later);
+      // The first claim's lease is over (rescheduled): its record is gone, the new one's is there.
+      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
+        { delivery_ids: later },
+      ]);
+      expect(await claim()).toMatchObject({ deliveries: [], nextClaimableAt: retryAt });
+    });
   });
 
   describe('finish and hand-back', () => {

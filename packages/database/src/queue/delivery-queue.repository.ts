@@ -4,7 +4,18 @@ import { Batcher } from '../batching/batcher';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
-import { DEQUEUED_COLUMNS, ENQUEUED_COLUMNS, ORDERING_LOCK_SQL, cancelDequeued, enqueue, leased, unblockNext } from './queue.sql';
+import {
+  DEQUEUED_COLUMNS,
+  ENQUEUED_COLUMNS,
+  ORDERING_LOCK_SQL,
+  cancelDequeued,
+  enqueue,
+  leased,
+  liveLeases,
+  recordClaims,
+  tryClaimLock,
+  unblockNext,
+} from './queue.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
 
 export interface ClaimedDelivery {
@@ -44,7 +55,22 @@ export interface ClaimOptions {
    * each; the worker waits until a host has room for a useful batch.
    */
   minHostRoom?: number;
+  /**
+   * Attempts in flight per endpoint across every worker (HERALD_ENDPOINT_MAX_IN_FLIGHT), for
+   * webhooks without a max_in_flight of their own.
+   */
+  endpointCap: number;
+  /** The walk goes on from after this application (the last one the previous claim visited; 0 at first). */
+  afterApplicationId?: number;
+  /** A claim visits at most this many applications with queued entries (default APPLICATIONS_PER_CLAIM). */
+  applicationsPerClaim?: number;
 }
+
+/**
+ * Applications one claim visits at most: a probe of the ready index each (about 5 µs). With more
+ * applications that have entries queued, claims take turns round them (ClaimBatch.lastVisited).
+ */
+export const APPLICATIONS_PER_CLAIM = 128;
 
 export interface ClaimBatch {
   /** Claimed: to attempt now, or (throttled) when their slot comes. */
@@ -55,6 +81,14 @@ export interface ClaimBatch {
   databaseTimeMs: number | null;
   /** When the next delivery falls due after the claim's `now`, or a lease runs out; null when none will. */
   nextClaimableAt: Date | null;
+  /** The last application the claim's walk visited: the next claim goes on from there. */
+  lastVisited: number;
+  /**
+   * The walk stopped at applicationsPerClaim before reaching the last application: more may be
+   * due, claim again (from lastVisited). False once a walk reaches the last one, so claims taking
+   * turns round many applications always come to rest.
+   */
+  moreApplications: boolean;
 }
 
 interface ClaimedRow {
@@ -198,64 +232,152 @@ const LOAD_CONTEXTS = preparedStatement(
   `SELECT ${contextColumns('d')} FROM deliveries d ${contextJoins('d')} WHERE d.id = ANY($2::text[])`,
 );
 
+/** The predicate of delivery_queue_ready_idx: entries the claim's walk reads, for the queue row `q`. */
+function READY(q: string): string {
+  return `NOT ${q}.paused AND NOT ${q}.blocked AND ${q}.destination = 'webhook'`;
+}
+
+/** The walk's first step: the first application (with its earliest ready entry) where `where` holds. */
+function firstReadyApplication(where: string, visited: string): string {
+  return `(SELECT q.application_id, q.due_at AS head_due_at, ${visited} AS visited FROM delivery_queue q
+            WHERE ${READY('q')} AND ${where}
+            ORDER BY q.application_id, q.due_at LIMIT 1)`;
+}
+
+/** The walk's next step: the application after `previous` (with its earliest ready entry); one index probe. */
+function nextReadyApplication(previous: string, andWhere: string): string {
+  return `SELECT q.application_id, q.due_at FROM delivery_queue q
+           WHERE ${READY('q')} AND q.application_id > ${previous} ${andWhere}
+           ORDER BY q.application_id, q.due_at LIMIT 1`;
+}
+
 /**
  * The claim (DeliveryQueueRepository.claim): $1 now, $2 hosts not to claim for, $3 the limit,
- * $4 the lease token, $5 the lease's end, $6 the per-host cap, $7 hosts with attempts in flight
- * and $8 how many each.
+ * $4 the lease token, $5 the lease's end, $6 the per-host cap (per worker), $7 hosts with attempts
+ * in flight and $8 how many each, $9 the endpoint cap across workers (HERALD_ENDPOINT_MAX_IN_FLIGHT;
+ * a webhook's max_in_flight overrides it), $10 the application to walk on from (the last one the
+ * previous claim visited), $11 how many applications one claim visits at most.
  *
- * `due` reads the queue's due index (delivery_queue_due_idx) in due order and stops at the LIMIT,
- * whatever the backlog or the history: finished deliveries are not in the queue at all. A row
- * under a live lease is passed over (a worker holds it); one whose lease ran out is due again
- * (its worker died), so there is one scan for both. Rows other workers are claiming are skipped,
- * and so are hosts this worker has no room worth claiming for ($2).
+ * Fair between applications (PRODUCT.md §17). The walk is a loose index scan of
+ * delivery_queue_ready_idx (application_id, due_at): one probe per application with entries,
+ * which reads that application's earliest (`visited`), from after $10 round to it again, at most
+ * $11 of them. An application with something due is served only under its claim lock
+ * (queue.sql.ts, tryClaimLock: one claim at a time per application across workers, none waits);
+ * the attempts still in flight to its endpoint are counted from endpoint_claims (liveLeases), and
+ * it gets at most the room left (`room`), oldest first, read from its own part of the index. So
+ * no application's backlog is ever walked to reach another's, and a host with room for one more
+ * never has fifty rows claimed and handed back. The picks are ranked round-robin (every
+ * application's first, then every second…), each host gets at most the room this worker has left
+ * for it (`fitting`), and the LIMIT takes the first. Herald's own notices to the operator's
+ * endpoint are claimed by due time beside the walk (`operational`, their own small index).
  *
- * Of the rows found, each host gets at most the room it has left (`fitting`; throttled webhooks'
- * rows are the throttle's claim's to share out): a row beyond it stays untouched, instead of
- * being claimed and handed back with a statement of its own (6.9 row updates and 2.75 commits
- * per delivery under a flood to one host, bench/ storage). Rows of throttled webhooks are left to
- * the throttle's own statement, which runs only when there are some; the UPDATE checks the
- * throttle again, so one set meanwhile is honoured.
+ * Rows of throttled webhooks go on to the throttle's own statement (throttle.sql.ts), which runs
+ * only when there are some, and which holds the claim lock and the cap the same way.
  *
- * The claim writes only the queue row's lease, two columns no index names: a HOT update, and
- * `deliveries` is not written at all. The claimed rows come back with what their attempts need
- * (their deliveries' rows and contexts): one round trip from NOTIFY to the attempt. Every row
- * (and a row of nulls when nothing was found) also carries when the next delivery falls due
- * after now: the worker's wait after a short claim, without a statement of its own. (A lease
- * another worker lets run out is found by the worker's idle poll.) Exported for the bench,
+ * The claim writes only the queue row's lease, two columns no index names: a HOT update (it
+ * checks again that the row is still claimable, as the walk does not lock rows: the claim lock
+ * keeps other claims away, and a pause or a cancel meanwhile wins). It inserts one endpoint_claims
+ * row per application it leased for and deletes those with nothing left in flight: no row update.
+ * The claimed rows come back with what their attempts need (their deliveries' rows and
+ * contexts): one round trip from NOTIFY to the attempt. Every row (and a row of nulls when
+ * nothing was claimed) also carries when the next entry the walk saw falls due
+ * (`next_claimable_at`), the last application it visited (the next claim's $10), and whether it
+ * stopped at $11 before reaching the last application (`more_applications`: claim again; a run
+ * of such claims ends at the last application, so it never spins). Exported for the bench,
  * which shows its plan.
  */
-export const CLAIM_SQL = `WITH due AS (
-         SELECT q.delivery_id AS id, q.due_at, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled
+export const CLAIM_SQL = `WITH RECURSIVE forward AS (
+         ${firstReadyApplication('q.application_id > $10', '1')}
+         UNION ALL
+         SELECT n.application_id, n.due_at, f.visited + 1 FROM forward f
+          CROSS JOIN LATERAL (${nextReadyApplication('f.application_id', 'AND q.application_id > $10')}) n
+          WHERE f.visited < $11
+       ), wrapped AS (
+         -- Round to the start, up to where this walk began, with what is left of $11.
+         ${firstReadyApplication('q.application_id <= $10 AND (SELECT count(*) FROM forward) < $11', '(SELECT count(*) FROM forward) + 1')}
+         UNION ALL
+         SELECT n.application_id, n.due_at, w.visited + 1 FROM wrapped w
+          CROSS JOIN LATERAL (${nextReadyApplication('w.application_id', 'AND q.application_id <= $10')}) n
+          WHERE w.visited < $11
+       ), visited AS (
+         SELECT * FROM forward UNION ALL SELECT * FROM wrapped
+       ), served AS MATERIALIZED (
+         -- OFFSET 0 keeps the lock the last test: only applications with something due are locked.
+         SELECT a.* FROM (
+           SELECT v.application_id, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled,
+                  COALESCE(w.max_in_flight, $9::int) AS cap
+             FROM visited v LEFT JOIN webhooks w ON w.application_id = v.application_id
+            WHERE v.head_due_at <= $1 AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
+           OFFSET 0) a
+          WHERE ${tryClaimLock('a.application_id')}
+       ), claims AS (
+         SELECT c.application_id, c.lease_token, ${liveLeases('c', '$1')} AS live
+           FROM endpoint_claims c JOIN served USING (application_id)
+       ), room AS (
+         SELECT s.application_id, s.host, s.throttled,
+                GREATEST(LEAST(s.cap - COALESCE((SELECT sum(c.live) FROM claims c WHERE c.application_id = s.application_id), 0), $3), 0) AS room
+           FROM served s
+       ), picked AS (
+         SELECT p.delivery_id AS id, p.due_at, r.host, r.throttled, p.n
+           FROM room r CROSS JOIN LATERAL (
+             SELECT q.delivery_id, q.due_at, row_number() OVER (ORDER BY q.due_at, q.delivery_id) AS n
+               FROM delivery_queue q
+              WHERE q.application_id = r.application_id AND ${READY('q')} AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+              -- A throttled webhook's due rows all go to the throttle's statement, which holds no
+              -- more than the room and reserves later slots for the rest.
+              ORDER BY q.due_at LIMIT CASE WHEN r.throttled THEN $3 ELSE r.room END) p
+       ), operational_due AS (
+         SELECT q.delivery_id AS id, q.due_at
            FROM delivery_queue q
-           LEFT JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
-          WHERE NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
-            AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
-          ORDER BY q.due_at
-          LIMIT $3
-            FOR UPDATE OF q SKIP LOCKED
+          WHERE q.destination = 'operational' AND NOT q.paused AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+          ORDER BY q.due_at LIMIT $3
+            FOR UPDATE SKIP LOCKED
+       ), operational AS (
+         SELECT id, due_at, NULL::text AS host, false AS throttled, row_number() OVER (ORDER BY due_at) AS n FROM operational_due
        ), fitting AS (
          -- A throttled webhook's rows all go on to the throttle's claim, which holds what fits and
          -- reserves later slots for the rest (throttle.sql.ts).
-         SELECT id FROM (SELECT id, host, throttled, row_number() OVER (PARTITION BY host, throttled ORDER BY due_at, id) AS n FROM due) ranked
-          WHERE host IS NULL OR throttled OR n <= $6::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
+         SELECT id FROM (
+           SELECT id, host, throttled, n, due_at,
+                  row_number() OVER (PARTITION BY host, throttled ORDER BY n, due_at, id) AS host_n
+             FROM (SELECT * FROM picked UNION ALL SELECT * FROM operational) candidates) ranked
+          WHERE host IS NULL OR throttled OR host_n <= $6::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
+          ORDER BY n, due_at LIMIT $3
        ), leases AS (
          UPDATE delivery_queue q SET lease_token = $4, lease_until = $5
            FROM fitting
           WHERE q.delivery_id = fitting.id
+            AND NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
             AND (q.destination <> 'webhook'
                  OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = q.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING q.delivery_id, q.ordering_key
+         RETURNING q.delivery_id, q.application_id, q.destination, q.ordering_key
+       ), recorded AS (
+         ${recordClaims("(SELECT delivery_id, application_id FROM leases WHERE destination = 'webhook') webhook_leases", '$4', '$5')}
+       ), spent AS (
+         DELETE FROM endpoint_claims c USING claims s
+          WHERE c.application_id = s.application_id AND c.lease_token = s.lease_token AND s.live = 0
        ), claimed AS (
          -- By key, as an array: a join to the history would let a generic plan that guesses many
          -- leases read all of it.
          SELECT d.*, q.ordering_key AS queue_ordering_key
            FROM deliveries d JOIN leases q ON q.delivery_id = d.id
           WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leases))
+       ), walk AS (
+         -- The earliest of: applications whose first entry is still to come, the next entry of
+         -- each one served (behind its leased or claimed ones), and the operator's notices.
+         SELECT LEAST((SELECT min(head_due_at) FROM visited WHERE head_due_at > $1),
+                      (SELECT min(n.due_at) FROM served s CROSS JOIN LATERAL (
+                         SELECT q.due_at FROM delivery_queue q
+                          WHERE q.application_id = s.application_id AND ${READY('q')} AND q.due_at > $1
+                          ORDER BY q.due_at LIMIT 1) n),
+                      (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
+                (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
+                (SELECT count(*) FROM forward) >= $11 AS more_applications
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
               c.queue_ordering_key AS ordering_key,
-              next.at AS next_claimable_at, ${contextColumns('c')}
-         FROM (SELECT min(due_at) AS at FROM delivery_queue WHERE NOT paused AND NOT blocked AND due_at > $1) next
+              walk.next_claimable_at, walk.last_visited, walk.more_applications, ${contextColumns('c')}
+         FROM walk
          LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
          ${contextJoins('c')}`;
@@ -375,7 +497,10 @@ export class DeliveryQueueRepository {
     const minHostRoom = options.minHostRoom ?? 1;
     const hosts = [...options.hostsInFlight];
     const busyHosts = hosts.filter(([, count]) => options.hostCap - count < minHostRoom).map(([host]) => host);
-    const rows = await this.pg.sql<ClaimedRow & ContextRow & { throttled: boolean; next_claimable_at: Date | null }>(CLAIM, [
+    const rows = await this.pg.sql<
+      ClaimedRow &
+        ContextRow & { throttled: boolean; next_claimable_at: Date | null; last_visited: number | null; more_applications: boolean }
+    >(CLAIM, [
       options.now,
       busyHosts,
       options.limit,
@@ -384,21 +509,29 @@ export class DeliveryQueueRepository {
       options.hostCap,
       hosts.map(([host]) => host),
       hosts.map(([, count]) => count),
+      options.endpointCap,
+      options.afterApplicationId ?? 0,
+      options.applicationsPerClaim ?? APPLICATIONS_PER_CLAIM,
     ]);
-    const nextClaimableAt = rows[0]?.next_claimable_at ?? null;
+    const walk = {
+      nextClaimableAt: rows[0]?.next_claimable_at ?? null,
+      lastVisited: Number(rows[0]?.last_visited ?? 0),
+      moreApplications: rows[0]?.more_applications ?? false,
+    };
     const found = rows.filter((row) => row.id !== null);
     const deliveries = found
       .filter((row) => !row.throttled && row.event_id !== null)
       .map((row) => toClaimedDelivery(row, null, toContext(row)));
     const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
-    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, nextClaimableAt };
+    if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, ...walk };
     const throttled = await this.claimThrottled(throttledIds, options);
     return {
       deliveries: [...deliveries, ...throttled.held],
       waiting: throttled.waiting,
       databaseTimeMs: throttled.databaseTimeMs,
+      ...walk,
       // Reserving later slots moved some deliveries' due times: the earliest of those counts too.
-      nextClaimableAt: earliest(nextClaimableAt, throttled.nextDueAt),
+      nextClaimableAt: earliest(walk.nextClaimableAt, throttled.nextDueAt),
     };
   }
 
@@ -418,6 +551,7 @@ export class DeliveryQueueRepository {
       hosts.map(([host]) => host),
       hosts.map(([, count]) => count),
       options.hostCap,
+      options.endpointCap,
     ]);
     const heldRows = rows.filter((row) => row.hold);
     const contexts = new Map(

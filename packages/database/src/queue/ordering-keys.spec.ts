@@ -95,6 +95,7 @@ describe('ordering keys in the queue', () => {
       leaseUntil: new Date(now.getTime() + 60_000),
       hostsInFlight: new Map(),
       hostCap: 64,
+      endpointCap: 64,
     });
     return batch.deliveries.filter((d) => d.applicationId === scope.applicationId);
   }

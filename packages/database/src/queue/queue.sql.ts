@@ -86,3 +86,41 @@ export const DEQUEUED_COLUMNS = 'delivery_id, application_id, ordering_key';
 export function shownStatus(d: string, q: string): string {
   return `(CASE WHEN ${d}.status = 'pending' AND ${leased(q, 'now()')} THEN 'sending' ELSE ${d}.status::text END)`;
 }
+
+/**
+ * Caps across workers (PRODUCT.md §17). One claim at a time per application: a claim serves an
+ * application only once it holds this transaction-level advisory lock, and passes over one whose
+ * lock another worker's claim holds (pg_try_: it never waits, so claims never queue on each
+ * other). Under it, the attempts already in flight to the endpoint are counted and the claim
+ * takes no more than the room left. Advisory locks write nothing, unlike a row lock.
+ */
+const CLAIM_LOCK_SPACE = 1_330_203;
+
+/** True once this transaction holds `applicationId`'s claim lock (an SQL expression); false when another claim holds it. */
+export function tryClaimLock(applicationId: string): string {
+  return `pg_try_advisory_xact_lock(${CLAIM_LOCK_SPACE}, ${applicationId})`;
+}
+
+/**
+ * The leases of endpoint_claims rows `c` still in flight at `now` (an SQL expression): the
+ * deliveries the claim recorded whose queue entry still holds its lease. A delivery that finished
+ * left the queue; one handed back or rescheduled lost its lease; one whose worker died has a lease
+ * that ran out, and whoever claims it next records it under its own token. A row whose lease ran
+ * out as a whole is read no further.
+ */
+export function liveLeases(c: string, now: string): string {
+  return `(CASE WHEN ${c}.lease_until < ${now} THEN 0 ELSE
+             (SELECT count(*) FROM delivery_queue l
+               WHERE l.delivery_id = ANY (${c}.delivery_ids) AND l.lease_token = ${c}.lease_token AND l.lease_until >= ${now}) END)`;
+}
+
+/**
+ * An INSERT recording, per application, the deliveries `leases` (delivery_id, application_id)
+ * leased with `token` until `until`. A token claims an application once per statement; the
+ * throttle's statement may add to its main claim's row.
+ */
+export function recordClaims(leases: string, token: string, until: string): string {
+  return `INSERT INTO endpoint_claims AS c (application_id, lease_token, lease_until, delivery_ids)
+          SELECT application_id, ${token}, ${until}, array_agg(delivery_id) FROM ${leases} GROUP BY application_id
+          ON CONFLICT (application_id, lease_token) DO UPDATE SET delivery_ids = c.delivery_ids || EXCLUDED.delivery_ids`;
+}

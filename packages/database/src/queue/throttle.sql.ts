@@ -1,4 +1,4 @@
-import { leased } from './queue.sql';
+import { leased, liveLeases, recordClaims, tryClaimLock } from './queue.sql';
 
 /**
  * Per-webhook throttling (PRODUCT.md §10), shared by every worker process through PostgreSQL.
@@ -42,21 +42,36 @@ export const THROTTLE_LATE_MS = 20;
  * The claim, for the due deliveries of throttled webhooks the main claim statement left alone
  * (it never locks webhook_throttles, so webhooks without a throttle never pay for this).
  * $1 now (the worker's clock), $2 delivery ids, $3 lease token, $4 lease expiry,
- * $5 hosts this worker has attempts in flight to, $6 how many each, $7 the per-host cap.
+ * $5 hosts this worker has attempts in flight to, $6 how many each, $7 the per-host cap,
+ * $8 the endpoint cap across workers (HERALD_ENDPOINT_MAX_IN_FLIGHT, unless the webhook has its own).
  *
  * Deliveries are locked SKIP LOCKED and re-checked (another worker may have taken them since);
- * webhook_throttles rows are locked in application order, so concurrent claims never deadlock.
- * Per host, no more are held than the worker has room for; the rest keep their reserved slot
- * and are due again at once. Returns every delivery it touched, held or not, with its slot, and
+ * an application whose claim lock another claim holds is left for later (queue.sql.ts,
+ * tryClaimLock); webhook_throttles rows are locked in application order, so concurrent claims
+ * never deadlock. Per host, no more are held than the worker has room for, and per endpoint no
+ * more than the room its cap leaves across workers (held ones are recorded in endpoint_claims as
+ * the main claim's are); the rest keep their reserved slot and are due again at once. Returns every delivery it touched, held or not, with its slot, and
  * the database's clock as the statement ends (for the worker to turn slots into its own time).
  */
 export const CLAIM_THROTTLED_SQL = `
   WITH clock AS MATERIALIZED (SELECT clock_timestamp() AS at),
+  served AS MATERIALIZED (
+    SELECT a.application_id FROM (
+      SELECT DISTINCT application_id FROM delivery_queue WHERE delivery_id = ANY($2::text[]) ORDER BY application_id OFFSET 0) a
+     WHERE ${tryClaimLock('a.application_id')}
+  ),
+  room AS (
+    SELECT s.application_id,
+           COALESCE(w.max_in_flight, $8::int)
+             - COALESCE((SELECT sum(${liveLeases('c', '$1')}) FROM endpoint_claims c WHERE c.application_id = s.application_id), 0) AS room
+      FROM served s JOIN webhooks w USING (application_id)
+  ),
   candidates AS (
     SELECT q.delivery_id AS id, q.application_id, q.due_at, q.throttle_slot_at, w.destination_host,
            interval '1 second' * ${THROTTLE_SPACING} / w.throttle_per_second AS spacing
       FROM delivery_queue q
       JOIN webhooks w ON w.application_id = q.application_id AND q.destination = 'webhook'
+      JOIN served sv ON sv.application_id = q.application_id
      WHERE q.delivery_id = ANY($2::text[])
        AND NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
        AND w.throttle_per_second IS NOT NULL AND q.destination = 'webhook'
@@ -89,9 +104,11 @@ export const CLAIM_THROTTLED_SQL = `
     SELECT s.id, s.slot,
            s.slot <= clock.at + interval '${THROTTLE_HORIZON_MS} milliseconds'
              AND row_number() OVER (PARTITION BY c.destination_host ORDER BY s.slot)
-                 <= $7::int - COALESCE(($6::int[])[array_position($5::text[], c.destination_host)], 0) AS hold
-      FROM slotted s JOIN candidates c USING (id), clock
-  )
+                 <= $7::int - COALESCE(($6::int[])[array_position($5::text[], c.destination_host)], 0)
+             AND row_number() OVER (PARTITION BY c.application_id ORDER BY s.slot) <= r.room AS hold
+      FROM slotted s JOIN candidates c USING (id) JOIN room r USING (application_id), clock
+  ),
+  moved AS (
   UPDATE delivery_queue q
      SET lease_token = CASE WHEN x.hold THEN $3::text END,
          lease_until = CASE WHEN x.hold THEN $4::timestamptz END,
@@ -104,4 +121,9 @@ export const CLAIM_THROTTLED_SQL = `
   RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
             q.due_at AS next_attempt_at, q.ordering_key,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,
-            extract(epoch FROM clock_timestamp()) * 1000 AS database_ms`;
+            extract(epoch FROM clock_timestamp()) * 1000 AS database_ms
+  ),
+  recorded AS (
+    ${recordClaims('(SELECT id AS delivery_id, application_id FROM moved WHERE hold) held', '$3', '$4')}
+  )
+  SELECT * FROM moved`;

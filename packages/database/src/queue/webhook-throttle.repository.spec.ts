@@ -85,14 +85,14 @@ describe('WebhookThrottleRepository', () => {
     const app = await application(null);
     const bare = await application(null, false);
 
-    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null });
-    expect(await throttles.set(scopeOf(app), 25, new Date(), testAudit)).toEqual({ perSecond: 25 });
-    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: 25 });
-    expect(await throttles.set(scopeOf(app), null, new Date(), testAudit)).toEqual({ perSecond: null });
-    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null });
+    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null, maxInFlight: null });
+    expect(await throttles.set(scopeOf(app), { perSecond: 25 }, new Date(), testAudit)).toEqual({ perSecond: 25, maxInFlight: null });
+    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: 25, maxInFlight: null });
+    expect(await throttles.set(scopeOf(app), { perSecond: null }, new Date(), testAudit)).toEqual({ perSecond: null, maxInFlight: null });
+    expect(await throttles.find(scopeOf(app))).toEqual({ perSecond: null, maxInFlight: null });
 
     expect(await throttles.find(scopeOf(bare))).toBeNull();
-    expect(await throttles.set(scopeOf(bare), 10, new Date(), testAudit)).toBeNull();
+    expect(await throttles.set(scopeOf(bare), { perSecond: 10 }, new Date(), testAudit)).toBeNull();
   });
 
   it('clears the slots reserved before the change, making pending ones due at their creation time, and keeps those reserved since', async () => {
@@ -111,7 +111,7 @@ describe('WebhookThrottleRepository', () => {
     const otherApplication = await queued(other, { createdAt: created, dueAt: dueBeforeSlot, slotAt: slot, reservedAt: before });
     const woken = jest.spyOn(notifier, 'deliveriesCommitted');
 
-    expect(await throttles.set(scopeOf(app), 5, now, testAudit)).toEqual({ perSecond: 5 });
+    expect(await throttles.set(scopeOf(app), { perSecond: 5 }, now, testAudit)).toEqual({ perSecond: 5, maxInFlight: null });
 
     expect(await queueRow(reservedBefore)).toEqual({ due_at: created, throttle_slot_at: null, slot_reserved_at: null, paused: false });
     // A paused one loses its slot but stays where it was: enabling decides when it is due.
@@ -140,7 +140,7 @@ describe('WebhookThrottleRepository', () => {
     const paused = await queued(app, { createdAt: now, dueAt: slot, slotAt: slot, reservedAt: new Date(now.getTime() - 1), paused: true });
     const woken = jest.spyOn(notifier, 'deliveriesCommitted');
 
-    await throttles.set(scopeOf(app), 3, now, testAudit);
+    await throttles.set(scopeOf(app), { perSecond: 3 }, now, testAudit);
 
     expect(await queueRow(paused)).toMatchObject({ throttle_slot_at: null, slot_reserved_at: null });
     expect(woken).not.toHaveBeenCalled();
@@ -160,8 +160,8 @@ describe('WebhookThrottleRepository', () => {
         .next_slot_at;
 
     const before = Date.now();
-    await throttles.set(scopeOf(far), 10, new Date(), testAudit);
-    await throttles.set(scopeOf(near), 10, new Date(), testAudit);
+    await throttles.set(scopeOf(far), { perSecond: 10 }, new Date(), testAudit);
+    await throttles.set(scopeOf(near), { perSecond: 10 }, new Date(), testAudit);
 
     // Within the horizon of the database's clock at the change (generous bounds for the machine's load).
     const farSlot = (await nextSlot(far)).getTime();

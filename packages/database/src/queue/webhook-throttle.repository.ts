@@ -28,10 +28,25 @@ const CLEAR_RESERVED_SLOTS_SQL = `
    WHERE q.delivery_id = batch.delivery_id AND d.id = q.delivery_id AND q.throttle_slot_at IS NOT NULL AND q.slot_reserved_at < $2
   RETURNING CASE WHEN q.paused THEN 'paused' ELSE 'pending' END AS status`;
 
+/** A webhook's own limits: its throttle (§10) and its cap on attempts in flight (§17); null: none of its own. */
+export interface WebhookLimits {
+  perSecond: number | null;
+  maxInFlight: number | null;
+}
+
+interface LimitsRow {
+  throttle_per_second: number | null;
+  max_in_flight: number | null;
+}
+
+function toLimits(row: LimitsRow): WebhookLimits {
+  return { perSecond: row.throttle_per_second, maxInFlight: row.max_in_flight };
+}
+
 /**
  * A webhook's throttle (PRODUCT.md §10): at most `per_second` attempts a second reach it,
- * however many workers run. The worker's claim enforces it (throttle.sql.ts); this reads and
- * sets it.
+ * however many workers run, and its cap on attempts in flight (§17). The worker's claim enforces
+ * both (throttle.sql.ts, CLAIM_SQL); this reads and sets them.
  */
 @Injectable()
 export class WebhookThrottleRepository {
@@ -40,13 +55,12 @@ export class WebhookThrottleRepository {
     private readonly notifier: DeliveryNotifier,
   ) {}
 
-  /** `{ perSecond }` (null: no throttle), or null when the application has no webhook. */
-  async find(scope: ApplicationScope): Promise<{ perSecond: number | null } | null> {
-    const [row] = await this.pg.sql<{ throttle_per_second: number | null }>(
-      'SELECT throttle_per_second FROM webhooks WHERE application_id = $1',
-      [scope.applicationId],
-    );
-    return row ? { perSecond: row.throttle_per_second } : null;
+  /** The webhook's throttle and in-flight cap (null: none of its own), or null when the application has no webhook. */
+  async find(scope: ApplicationScope): Promise<WebhookLimits | null> {
+    const [row] = await this.pg.sql<LimitsRow>('SELECT throttle_per_second, max_in_flight FROM webhooks WHERE application_id = $1', [
+      scope.applicationId,
+    ]);
+    return row ? toLimits(row) : null;
   }
 
   /**
@@ -58,21 +72,23 @@ export class WebhookThrottleRepository {
    */
   async set(
     scope: ApplicationScope,
-    perSecond: number | null,
+    change: { perSecond: number | null; maxInFlight?: number | null },
     now: Date,
-    audit: AuditOf<{ before: number | null; after: number | null }>,
-  ): Promise<{ perSecond: number | null } | null> {
+    audit: AuditOf<{ before: WebhookLimits; after: WebhookLimits }>,
+  ): Promise<WebhookLimits | null> {
     const row = await this.pg.transaction(async (sql) => {
-      const [before] = await sql<{ throttle_per_second: number | null }>(
-        'SELECT throttle_per_second FROM webhooks WHERE application_id = $1 FOR UPDATE',
+      const [before] = await sql<LimitsRow>(
+        'SELECT throttle_per_second, max_in_flight FROM webhooks WHERE application_id = $1 FOR UPDATE',
         [scope.applicationId],
       );
       if (!before) return null;
-      const [after] = await sql<{ throttle_per_second: number | null }>(
-        'UPDATE webhooks SET throttle_per_second = $2, updated_at = $3 WHERE application_id = $1 RETURNING throttle_per_second',
-        [scope.applicationId, perSecond, now],
+      // $4: whether max_in_flight is to change (left out of the request: unchanged).
+      const [after] = await sql<LimitsRow>(
+        `UPDATE webhooks SET throttle_per_second = $2, max_in_flight = CASE WHEN $4 THEN $3::int ELSE max_in_flight END, updated_at = $5
+          WHERE application_id = $1 RETURNING throttle_per_second, max_in_flight`,
+        [scope.applicationId, change.perSecond, change.maxInFlight ?? null, change.maxInFlight !== undefined, now],
       );
-      await insertAudit(sql, audit({ before: before.throttle_per_second, after: after.throttle_per_second }));
+      await insertAudit(sql, audit({ before: toLimits(before), after: toLimits(after) }));
       return after;
     });
     if (!row) return null;
@@ -90,6 +106,6 @@ export class WebhookThrottleRepository {
       madeDue += batch.filter((cleared) => cleared.status === 'pending').length;
     }
     if (madeDue > 0) this.notifier.deliveriesCommitted();
-    return { perSecond: row.throttle_per_second };
+    return toLimits(row);
   }
 }
