@@ -255,7 +255,8 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * $11 of them. An application with something due is served only under its claim lock
  * (queue.sql.ts, tryClaimLock: one claim at a time per application across workers, none waits);
  * the attempts still in flight to its endpoint are counted from endpoint_claims (liveLeases), and
- * it gets at most the room left (`room`), oldest first, read from its own part of the index. So
+ * it gets at most the room left (`room`; none while less than a quarter of the cap is free, as for
+ * hosts), oldest first, read from its own part of the index. So
  * no application's backlog is ever walked to reach another's, and a host with room for one more
  * never has fifty rows claimed and handed back. The picks are ranked round-robin (every
  * application's first, then every second…), each host gets at most the room this worker has left
@@ -310,7 +311,8 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          -- walk reads no more of an application than it could be given.
          SELECT s.application_id, s.host, s.throttled,
                 GREATEST(s.cap - COALESCE((SELECT sum(c.live) FROM claims c WHERE c.application_id = s.application_id), 0), 0) AS room,
-                (($3::int + count(*) OVER () - 1) / count(*) OVER ())::int AS share
+                (($3::int + count(*) OVER () - 1) / count(*) OVER ())::int AS share,
+                GREATEST(1, s.cap / 4) AS min_room
            FROM served s
        ), picked AS (
          -- Numbered here, over the few rows read, not inside the read: a window there would read
@@ -325,7 +327,10 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
               WHERE q.application_id = r.application_id AND ${READY('q')} AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
               -- A throttled webhook's due rows all go to the throttle's statement, which holds no
               -- more than the room and reserves later slots for the rest.
-              ORDER BY q.due_at LIMIT CASE WHEN r.throttled THEN r.share ELSE LEAST(r.room, r.share) END) p
+              -- An endpoint with less than a quarter of its cap free is left until it has: topping
+              -- it up one or two at a time would cost a claim (a commit) per delivery or two.
+              ORDER BY q.due_at
+              LIMIT CASE WHEN r.throttled THEN r.share WHEN r.room < r.min_room THEN 0 ELSE LEAST(r.room, r.share) END) p
        ), operational_due AS (
          SELECT q.delivery_id AS id, q.due_at
            FROM delivery_queue q
