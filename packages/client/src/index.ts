@@ -20,7 +20,10 @@ export interface HeraldClientOptions {
    * nothing, the request goes without one.
    */
   apiKey?: string | (() => string | null | undefined);
-  /** Gives up on a request that has not been answered after this long (an AbortSignal timeout). */
+  /**
+   * Gives up on a request that has not been answered after this long (an AbortSignal timeout); a
+   * `signal` the caller passes to a call still aborts it sooner.
+   */
   timeoutMs?: number;
   /**
    * `follow` (fetch's default) or `manual`: Herald never redirects its api routes, so a redirect
@@ -43,7 +46,8 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   const fetchOnce = (request: Request) => {
     const fetch = options.fetch ?? globalThis.fetch;
     return fetch(request, {
-      ...(options.timeoutMs !== undefined ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+      // The caller's own signal (openapi-fetch puts it on the request) still counts beside the timeout.
+      ...(options.timeoutMs !== undefined ? { signal: AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]) } : {}),
       ...(options.redirect ? { redirect: options.redirect } : {}),
     });
   };

@@ -59,6 +59,18 @@ describe('createHeraldClient', () => {
     await expect(herald.GET('/healthz')).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
+  it('lets a caller’s own signal abort a call even with timeoutMs set', async () => {
+    const never = ((_input: Request, init?: RequestInit) =>
+      new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)),
+      )) as typeof globalThis.fetch;
+    const herald = createHeraldClient({ baseUrl: 'http://127.0.0.1:3000', fetch: never, timeoutMs: 60_000 });
+    const caller = new AbortController();
+    const call = herald.GET('/healthz', { signal: caller.signal });
+    caller.abort(new Error('the user navigated away'));
+    await expect(call).rejects.toThrow('the user navigated away');
+  });
+
   it('passes redirect through, so a redirect can be seen instead of followed', async () => {
     const { fetch, requests } = recordingFetch(() => json(200, { status: 'ok' }));
     await createHeraldClient({ baseUrl: 'http://127.0.0.1:3000', fetch, redirect: 'manual' }).GET('/healthz');

@@ -84,9 +84,10 @@ export interface ClaimBatch {
   /** The last application the claim's walk visited: the next claim goes on from there. */
   lastVisited: number;
   /**
-   * The walk stopped at applicationsPerClaim before reaching the last application: more may be
-   * due, claim again (from lastVisited). False once a walk reaches the last one, so claims taking
-   * turns round many applications always come to rest.
+   * The walk stopped at applicationsPerClaim before reaching the last application, or gave an
+   * application only its share of the limit though it had room for more: more may be due, claim
+   * again (from lastVisited). False once a walk reaches the last one and cuts nothing, so claims
+   * taking turns round many applications always come to rest.
    */
   moreApplications: boolean;
 }
@@ -264,7 +265,8 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * $11 of them. An application with something due is served only under its claim lock
  * (queue.sql.ts, tryClaimLock: one claim at a time per application across workers, none waits);
  * the attempts still in flight to its endpoint are counted from endpoint_claims (liveLeases), and
- * it gets at most the room left (`room`), oldest first, read from its own part of the index. So
+ * it gets at most the room left (`room`; none while less than a quarter of the cap is free, as for
+ * hosts), oldest first, read from its own part of the index. So
  * no application's backlog is ever walked to reach another's, and a host with room for one more
  * never has fifty rows claimed and handed back. The picks are ranked round-robin (every
  * application's first, then every second…), each host gets at most the room this worker has left
@@ -282,8 +284,9 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * contexts): one round trip from NOTIFY to the attempt. Every row (and a row of nulls when
  * nothing was claimed) also carries when the next entry the walk saw falls due
  * (`next_claimable_at`), the last application it visited (the next claim's $10), and whether it
- * stopped at $11 before reaching the last application (`more_applications`: claim again; a run
- * of such claims ends at the last application, so it never spins). Exported for the bench,
+ * stopped at $11 before reaching the last application, or cut an application at its share of the
+ * LIMIT with room left (`more_applications`: claim again; a run of such claims ends at the last
+ * application, or when nothing is cut, so it never spins). Exported for the bench,
  * which shows its plan.
  */
 export const CLAIM_SQL = `WITH RECURSIVE forward AS (
@@ -314,18 +317,30 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          SELECT c.application_id, c.lease_token, ${liveLeases('c', '$1')} AS live
            FROM endpoint_claims c JOIN served USING (application_id)
        ), room AS (
+         -- Each one's room under its cap, and its share of the LIMIT (ceil(LIMIT / served)): the
+         -- walk reads no more of an application than it could be given.
          SELECT s.application_id, s.host, s.throttled,
-                GREATEST(LEAST(s.cap - COALESCE((SELECT sum(c.live) FROM claims c WHERE c.application_id = s.application_id), 0), $3), 0) AS room
+                GREATEST(s.cap - COALESCE((SELECT sum(c.live) FROM claims c WHERE c.application_id = s.application_id), 0), 0) AS room,
+                (($3::int + count(*) OVER () - 1) / count(*) OVER ())::int AS share,
+                GREATEST(1, s.cap / 4) AS min_room
            FROM served s
        ), picked AS (
-         SELECT p.delivery_id AS id, p.due_at, r.host, r.throttled, p.n
+         -- Numbered here, over the few rows read, not inside the read: a window there would read
+         -- on through every row due at the same moment as the last one taken.
+         SELECT p.delivery_id AS id, p.due_at, r.host, r.throttled,
+                row_number() OVER (PARTITION BY r.application_id ORDER BY p.due_at, p.delivery_id) AS n, r.application_id,
+                -- Cut at its share with room left: more of it may be claimed at once.
+                count(*) OVER (PARTITION BY r.application_id) >= r.share AND r.share < r.room AS cut
            FROM room r CROSS JOIN LATERAL (
-             SELECT q.delivery_id, q.due_at, row_number() OVER (ORDER BY q.due_at, q.delivery_id) AS n
+             SELECT q.delivery_id, q.due_at
                FROM delivery_queue q
               WHERE q.application_id = r.application_id AND ${READY('q')} AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
               -- A throttled webhook's due rows all go to the throttle's statement, which holds no
               -- more than the room and reserves later slots for the rest.
-              ORDER BY q.due_at LIMIT CASE WHEN r.throttled THEN $3 ELSE r.room END) p
+              -- An endpoint with less than a quarter of its cap free is left until it has: topping
+              -- it up one or two at a time would cost a claim (a commit) per delivery or two.
+              ORDER BY q.due_at
+              LIMIT CASE WHEN r.throttled THEN r.share WHEN r.room < r.min_room THEN 0 ELSE LEAST(r.room, r.share) END) p
        ), operational_due AS (
          SELECT q.delivery_id AS id, q.due_at
            FROM delivery_queue q
@@ -333,7 +348,9 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
           ORDER BY q.due_at LIMIT $3
             FOR UPDATE SKIP LOCKED
        ), operational AS (
-         SELECT id, due_at, NULL::text AS host, false AS throttled, row_number() OVER (ORDER BY due_at) AS n FROM operational_due
+         SELECT id, due_at, NULL::text AS host, false AS throttled, row_number() OVER (ORDER BY due_at) AS n,
+                NULL::int AS application_id, false AS cut
+           FROM operational_due
        ), fitting AS (
          -- A throttled webhook's rows all go on to the throttle's claim, which holds what fits and
          -- reserves later slots for the rest (throttle.sql.ts).
@@ -372,7 +389,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                           ORDER BY q.due_at LIMIT 1) n),
                       (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
-                (SELECT count(*) FROM forward) >= $11 AS more_applications
+                (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
               c.queue_ordering_key AS ordering_key,
