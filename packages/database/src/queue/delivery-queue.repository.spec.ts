@@ -327,6 +327,30 @@ describe('DeliveryQueueRepository', () => {
     });
   });
 
+  describe('the claim’s plan', () => {
+    it('refreshPlannerStatistics analyzes the tables the claim reads, so a plan made for an empty queue is made again', async () => {
+      const counts = () =>
+        sql<{ relname: string; analyzed: string }>(
+          db.url,
+          `SELECT relname, analyze_count::text AS analyzed FROM pg_stat_user_tables
+            WHERE relname IN ('delivery_queue', 'deliveries', 'events') ORDER BY relname`,
+        );
+      const before = await counts();
+      await queue.refreshPlannerStatistics();
+      // The statistics collector reports what a backend did when it goes idle: poll for it.
+      let after = await counts();
+      for (let tries = 0; tries < 50 && after.some((row, i) => row.analyzed === before[i].analyzed); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await counts();
+      }
+      expect(after.map((row, i) => [row.relname, Number(row.analyzed) - Number(before[i].analyzed)])).toEqual([
+        ['deliveries', 1],
+        ['delivery_queue', 1],
+        ['events', 1],
+      ]);
+    });
+  });
+
   describe('finish and hand-back', () => {
     it('records the attempt and the outcome under the lease token, and nothing without it', async () => {
       const app = await application('10.0.0.5');

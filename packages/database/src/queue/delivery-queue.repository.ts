@@ -542,6 +542,19 @@ export class DeliveryQueueRepository {
     };
   }
 
+  /**
+   * Refreshes the planner's statistics of the tables the claim reads. The claim is a prepared
+   * statement: its cached plan was made for the table sizes PostgreSQL last knew, and a queue
+   * that was empty then (a fresh database, or a quiet spell) is planned with sequential scans. A
+   * burst of thousands of deliveries then makes each claim read the whole queue, for each
+   * application (600–700 ms a claim with 16,000 queued, measured), until autovacuum's next
+   * ANALYZE, which may be a minute away or more on a busy server. ANALYZE here invalidates
+   * the cached plans at once. The worker calls it when a claim was slow (DeliveryLoop).
+   */
+  async refreshPlannerStatistics(): Promise<void> {
+    await this.pg.sql('ANALYZE delivery_queue, deliveries, events');
+  }
+
   /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
   private async claimThrottled(
     ids: string[],
