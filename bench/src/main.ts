@@ -11,6 +11,7 @@ import { history } from './benchmarks/history';
 import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
+import { statistics } from './benchmarks/statistics';
 import { storage } from './benchmarks/storage';
 import { throttle } from './benchmarks/throttle';
 import { BenchContext } from './harness/context';
@@ -26,6 +27,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'ordered-delivery': orderedDelivery,
   'event-schemas': eventSchemas,
   'subscription-filters': subscriptionFilters,
+  statistics,
   peers,
   'retry-timing': retryTiming,
   memory,

@@ -42,6 +42,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'recover',
           'retention',
           'retry-timing',
+          'statistics',
           'storage',
           'subscription-filters',
           'throttle',
