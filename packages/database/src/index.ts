@@ -34,4 +34,5 @@ export { THROTTLE_HORIZON_MS, THROTTLE_LATE_MS, THROTTLE_SPACING } from './queue
 
 export * from './housekeeping/health.repository';
 
+export * from './statistics/statistics-fold.repository';
 export * from './statistics/statistics.repository';

@@ -6,7 +6,7 @@ import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
 import { DEQUEUED_COLUMNS, ENQUEUED_COLUMNS, ORDERING_LOCK_SQL, cancelDequeued, enqueue, leased, unblockNext } from './queue.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
-import { countDeliveryStatistics } from '../statistics/delivery-statistics.sql';
+import { recordPendingStatistics } from '../statistics/delivery-statistics.sql';
 
 export interface ClaimedDelivery {
   id: string;
@@ -258,8 +258,8 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
 
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
- * webhooks' failure streaks, the applications' statistics (unless HERALD_DELIVERY_STATISTICS is
- * off; statistics/delivery-statistics.sql.ts) and, for deliveries that failed for good,
+ * webhooks' failure streaks, the attempts for the applications' statistics (one pending row,
+ * unless HERALD_DELIVERY_STATISTICS is off; statistics/delivery-statistics.sql.ts) and, for deliveries that failed for good,
  * `delivery.exhausted` notices in one statement. $1… are arrays, one element per attempt (FinishItem).
  *
  * The lease is checked on the queue row: a delivery that is done leaves the queue (`dequeued`),
@@ -337,7 +337,7 @@ const finishSql = (statistics: boolean) => `WITH input AS (
          RETURNING ${ENQUEUED_COLUMNS}
        ), exhausted_queued AS (
          ${enqueue('exhausted_delivery')}
-       )${statistics ? `, ${countDeliveryStatistics('finished', 'input')}` : ''}
+       )${statistics ? `, ${recordPendingStatistics('finished', 'input')}` : ''}
        INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
        SELECT f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
@@ -360,6 +360,8 @@ export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 export class DeliveryQueueRepository {
   private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
   private readonly finishSql: string;
+  /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
+  finishesRecorded = 0;
 
   /** Without a configuration (tests, the bench), statistics are written, as by default. */
   constructor(
@@ -495,6 +497,7 @@ export class DeliveryQueueRepository {
             return this.finishStatement(sql, items);
           });
     const recorded = new Set(rows.map((row) => row.delivery_id));
+    if (recorded.size > 0) this.finishesRecorded++;
     return items.map((item) => recorded.has(item.delivery.id));
   }
 

@@ -5,20 +5,23 @@ import { ApplicationScope } from '../records';
 import { DeliveryQueueRepository, FinishOutcome, NewAttemptRecord } from '../queue/delivery-queue.repository';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
-import { sql } from '../testing/sql';
+import { openDatabase, sql } from '../testing/sql';
+import { StatisticsFoldRepository } from './statistics-fold.repository';
 import { StatisticsRepository } from './statistics.repository';
 
 /**
- * Delivery statistics (PRODUCT.md §16) as the worker's finish statement writes them and the api
- * reads them, on a cloned database: what one attempt adds, how batches add up, which attempts do
- * not count, the latency percentiles against the exact ones, two workers upserting the same rows,
- * and the hours of another time zone's session.
+ * Delivery statistics (PRODUCT.md §16) as the worker's finish statement records them, its folds
+ * sum them up and the api reads them, on a cloned database: what one attempt adds, how batches and
+ * folds add up, which attempts do not count, exact reads before and after a fold, the latency
+ * percentiles against the exact ones, two workers finishing and folding at once, and the hours of
+ * another time zone's session.
  */
 describe('delivery statistics, written by the finish and read back', () => {
   let db: TestDatabase;
   let pool: PgPool;
   let queue: DeliveryQueueRepository;
   let statistics: StatisticsRepository;
+  let folds: StatisticsFoldRepository;
   let nextApplication = 1;
   let nextRow = 0;
 
@@ -27,6 +30,7 @@ describe('delivery statistics, written by the finish and read back', () => {
     pool = new PgPool({ url: db.url, poolSize: 4 });
     queue = new DeliveryQueueRepository(pool);
     statistics = new StatisticsRepository(pool);
+    folds = new StatisticsFoldRepository(pool);
     await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_stats', 'statistics tests')`);
     await sql(db.url, `INSERT INTO event_types (name, description) VALUES ('call_end', 'a call ended'), ('constructor', 'an odd name')`);
   });
@@ -124,7 +128,12 @@ describe('delivery statistics, written by the finish and read back', () => {
     );
   }
 
-  const storedRows = (scope: ApplicationScope) =>
+  /** The application's hourly rows once everything pending is folded. */
+  const storedRows = async (scope: ApplicationScope) => {
+    await folds.foldAll();
+    return folded(scope);
+  };
+  const folded = (scope: ApplicationScope) =>
     sql(
       db.url,
       `SELECT hour, event_type, events, succeeded, failed, attempts, failed_attempts, latency_buckets, latency_counts, errors
@@ -176,13 +185,15 @@ describe('delivery statistics, written by the finish and read back', () => {
     ]);
   });
 
-  it('adds later batches to the same rows: counts, histograms bucket by bucket, errors kind by kind; the next hour is a row of its own', async () => {
+  it('adds later folds to the same rows: counts, histograms bucket by bucket, errors kind by kind; the next hour is a row of its own', async () => {
     const scope = await application();
     const first = await claimed(scope, 4);
     await finishAll(scope, first, (i) => ({
       outcome: i < 3 ? succeeded(at(1)) : retry(at(1)),
       attempt: i < 3 ? attempt([5, 100, 100][i]) : attempt(30_000, { status: null, error: 'timeout' }),
     }));
+    // Folded now, so what follows is added to rows already there.
+    await folds.foldAll();
     // The retried delivery's second attempt, then more of the same hour and one of the next.
     const again = await claimed(scope, 1, { attemptCount: 1 });
     await finishAll(scope, again, () => ({ outcome: succeeded(at(30)), attempt: attempt(100) }));
@@ -274,6 +285,7 @@ describe('delivery statistics, written by the finish and read back', () => {
       await finishAll(scope, claim, () => ({ outcome: succeeded(at(50)), attempt: attempt(10) }), {
         repository: new DeliveryQueueRepository(kolkata),
       });
+      await folds.foldAll();
       const [row] = await sql<{ hour: Date }>(db.url, 'SELECT hour FROM delivery_stats WHERE application_id = $1', [scope.applicationId]);
       expect(row.hour.toISOString()).toBe('2026-11-25T14:00:00.000Z');
       const read = await new StatisticsRepository(kolkata).read(scope, { from: at(-14 * 60), to: at(10 * 60), granularity: 'day' });
@@ -282,6 +294,52 @@ describe('delivery statistics, written by the finish and read back', () => {
       await kolkata.onApplicationShutdown();
       await sql(db.url, `ALTER DATABASE "${db.name}" RESET timezone`);
     }
+  });
+
+  it('records one pending row per finish batch, reads the same before and after a fold, and folds oldest first, at most its limit', async () => {
+    const scope = await application();
+    const range = { from: at(-60), to: at(120), granularity: 'hour' as const };
+    await folds.foldAll();
+    for (let batch = 0; batch < 3; batch++) {
+      const claim = await claimed(scope, 4, { eventType: batch === 2 ? 'call_end' : 'acw_start' });
+      await finishAll(scope, claim, (i) => ({
+        outcome: i === 3 ? failed(at(10 + batch)) : succeeded(at(10 + batch)),
+        attempt: i === 3 ? attempt(9, { status: 503 }) : attempt(20 + i),
+      }));
+    }
+    const pending = await sql<{ id: string; application_ids: number[] }>(
+      db.url,
+      'SELECT id, application_ids FROM delivery_stats_pending ORDER BY id',
+    );
+    // Three calls of four concurrent finishes: each a statement for its first, then one for the other three.
+    expect(pending.map((row) => row.application_ids.length)).toEqual([1, 3, 1, 3, 1, 3]);
+    expect(await folded(scope)).toEqual([]);
+    const before = await statistics.read(scope, range);
+    expect(before.buckets).toEqual([
+      expect.objectContaining({ start: HOUR, events: 12, succeeded: 9, failed: 3, attempts: 12, failedAttempts: 3, errors: { '5xx': 3 } }),
+    ]);
+
+    // Another fold holds the lock: this one does nothing.
+    const other = await openDatabase(db.url);
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_advisory_xact_lock(72707369016)');
+      expect(await folds.foldPending()).toEqual({ held: false, pendingRows: 0, attempts: 0, keys: 0 });
+      await other.query('ROLLBACK');
+    } finally {
+      await other.close();
+    }
+    expect(await folds.foldPending(2)).toEqual({ held: true, pendingRows: 2, attempts: 4, keys: 1 });
+    const left = await sql<{ id: string }>(db.url, 'SELECT id FROM delivery_stats_pending ORDER BY id');
+    expect(left.map((row) => row.id)).toEqual(pending.slice(2).map((row) => row.id));
+    expect(await statistics.read(scope, range)).toEqual(before);
+    expect(await folds.foldAll()).toBe(8);
+    expect(await sql(db.url, 'SELECT id FROM delivery_stats_pending')).toEqual([]);
+    expect(await statistics.read(scope, range)).toEqual(before);
+    expect((await folded(scope)).map((row) => [row.event_type, row.events])).toEqual([
+      ['acw_start', 8],
+      ['call_end', 4],
+    ]);
   });
 
   it('numbers latency buckets in SQL as core does, at every bound and beside it', async () => {
@@ -408,7 +466,10 @@ describe('delivery statistics, written by the finish and read back', () => {
           ),
         );
         expect(results.every(Boolean)).toBe(true);
+        // Both workers fold at once now and then: one does, the other finds the lock taken.
+        if (round % 5 === 4) await Promise.all([folds.foldAll(), new StatisticsFoldRepository(second).foldAll()]);
       }
+      await folds.foldAll();
       const totals = await sql(
         db.url,
         `SELECT sum(events)::int AS events, sum(succeeded)::int AS succeeded, sum(failed)::int AS failed, sum(attempts)::int AS attempts,

@@ -2,6 +2,7 @@ import type { LatencyHistogram, StatisticsGranularity } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { PgPool } from '../pg-pool';
 import { ApplicationScope } from '../records';
+import { PENDING_STATISTICS_ROWS } from './delivery-statistics.sql';
 
 /** One bucket of an application's statistics, summed over its hours and event types. */
 export interface StatisticsBucketRecord {
@@ -45,15 +46,25 @@ interface BucketRow {
 }
 
 /**
- * The application's hours in the range ($1 application, $2 from, $3 to), summed per bucket ($4
- * `hour` or `day`, in UTC): counts, the latency histograms bucket by bucket, the errors kind by
- * kind. One range of the primary key (application_id, hour, …).
+ * The application's statistics in [$2, $3) ($1 the application): its folded hours (one range of
+ * the primary key (application_id, hour, …)) and what is still pending, as rows alike. A fold
+ * moves attempts from one to the other in one statement, so a read's snapshot has each once.
+ */
+const ROWS_IN_RANGE = `
+  SELECT s.application_id, s.hour, s.event_type, s.events, s.succeeded, s.failed, s.attempts, s.failed_attempts,
+         s.latency_buckets, s.latency_counts, s.errors
+    FROM delivery_stats s
+   WHERE s.application_id = $1 AND s.hour >= $2 AND s.hour < $3
+  UNION ALL
+  ${PENDING_STATISTICS_ROWS}`;
+
+/**
+ * The rows in the range summed per bucket ($4 `hour` or `day`, in UTC): counts, the latency
+ * histograms bucket by bucket, the errors kind by kind.
  */
 const BUCKETS_SQL = `
   WITH hours AS (
-    SELECT date_trunc($4::text, s.hour, 'UTC') AS start, s.*
-      FROM delivery_stats s
-     WHERE s.application_id = $1 AND s.hour >= $2 AND s.hour < $3
+    SELECT date_trunc($4::text, r.hour, 'UTC') AS start, r.* FROM (${ROWS_IN_RANGE}) r
   ), totals AS (
     SELECT start, sum(events)::bigint AS events, sum(succeeded)::bigint AS succeeded, sum(failed)::bigint AS failed,
            sum(attempts)::bigint AS attempts, sum(failed_attempts)::bigint AS failed_attempts
@@ -80,14 +91,14 @@ const BUCKETS_SQL = `
 /** Deliveries that ended in the range, per event type ($1 application, $2 from, $3 to). */
 const BY_EVENT_SQL = `
   SELECT event_type, sum(succeeded)::bigint AS succeeded, sum(failed)::bigint AS failed
-    FROM delivery_stats
-   WHERE application_id = $1 AND hour >= $2 AND hour < $3
+    FROM (${ROWS_IN_RANGE}) r
    GROUP BY event_type
    ORDER BY event_type`;
 
 /**
- * The read side of delivery statistics (PRODUCT.md §16). The worker's finish statement writes
- * them (statistics/delivery-statistics.sql.ts); retention removes them (housekeeping/).
+ * The read side of delivery statistics (PRODUCT.md §16). The worker's finish statement records
+ * them and its folds sum them up (statistics/delivery-statistics.sql.ts); retention removes them
+ * (housekeeping/).
  */
 @Injectable()
 export class StatisticsRepository {

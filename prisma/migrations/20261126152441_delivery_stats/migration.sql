@@ -1,5 +1,6 @@
--- Delivery statistics (PRODUCT.md §16): one row per application, UTC hour and event type,
--- upserted by the worker's finish statement and removed by retention after 400 days.
+-- Delivery statistics (PRODUCT.md §16): the finish statement inserts one pending row per batch,
+-- a worker folds pending rows into one row per application, UTC hour and event type every second,
+-- and retention removes hours older than 400 days.
 -- CreateTable
 CREATE TABLE "delivery_stats" (
     "application_id" INTEGER NOT NULL,
@@ -15,6 +16,20 @@ CREATE TABLE "delivery_stats" (
     "errors" JSONB NOT NULL DEFAULT '{}',
 
     CONSTRAINT "delivery_stats_pkey" PRIMARY KEY ("application_id","hour","event_type")
+);
+
+-- CreateTable
+CREATE TABLE "delivery_stats_pending" (
+    "id" BIGSERIAL NOT NULL,
+    "application_ids" INTEGER[],
+    "hours" TIMESTAMPTZ(3)[],
+    "event_types" TEXT[],
+    "first_attempts" BOOLEAN[],
+    "outcomes" TEXT[],
+    "latency_buckets" INTEGER[],
+    "error_kinds" TEXT[],
+
+    CONSTRAINT "delivery_stats_pending_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateIndex
