@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { FINISH_SQL, FINISH_WITHOUT_STATISTICS_SQL } from '@herald/database/queue';
 import pg from 'pg';
 import { BenchContext, scaled } from '../harness/context';
 import { BenchEnvironment, withClient } from '../harness/environment';
@@ -6,7 +8,7 @@ import { HeraldClient } from '../harness/herald-client';
 import { BenchResult, Figure, writeResult } from '../harness/report';
 import { settleTables } from '../harness/seed';
 import { BenchSink } from '../harness/sink';
-import { round } from '../harness/stats';
+import { percentile, round } from '../harness/stats';
 
 const EVENT_TYPES = ['acw_start', 'voice_campaign_activate'];
 /** Every tenth delivery is answered 410 (final): the statistics count failures by class too. */
@@ -27,17 +29,18 @@ interface Drain {
 /**
  * PRODUCT.md §16's cost: "writing them adds no round trip per delivery and costs ≤ 5% of delivery
  * throughput". One worker drains a backlog of due deliveries (two event types over the tenant's
- * applications, one in ten answered 410) with its finish statement writing statistics
- * (HERALD_DELIVERY_STATISTICS=on, the default) and without (off: the same statement without
- * their CTEs), in rounds alternated on, off, off, on, … on the same database, so both see the
- * same minutes of a shared machine and the statistics rows are there as in production (one per
- * application, hour and event type, updated by every batch). Per round: the drain rate from the
- * first receipt to the last (the worker's start-up is not in it), the WAL this database wrote,
- * and the CPU of the worker and of its PostgreSQL backends.
+ * applications, one in ten answered 410) with its finish statement recording statistics and its
+ * fold job summing them up (HERALD_DELIVERY_STATISTICS=on, the default) and without (off: the
+ * same finish without the statistics' CTE, nothing to fold), in rounds alternated on, off, off,
+ * on, … on the same database, so both see the same minutes of a shared machine. Per round: the
+ * drain rate from the first receipt to the last (the worker's start-up is not in it), the WAL
+ * this database wrote, and the CPU of the worker and of its PostgreSQL backends. Then the finish
+ * statement alone, with and without statistics, planned and run (EXPLAIN ANALYZE, rolled back)
+ * on batches of 16 attempts of 16 applications: what one batch costs PostgreSQL.
  */
 export async function statistics(context: BenchContext): Promise<BenchResult> {
   const backlog = scaled(context, 10_000, 300);
-  const rounds = context.quick ? 2 : 6;
+  const rounds = context.quick ? 2 : 8;
   const sink = await new BenchSink((id) => (Number(id.slice(id.lastIndexOf('_') + 1)) % GONE_EVERY === 0 ? 410 : 200)).start();
   const environment = await BenchEnvironment.create(context.serverUrl);
   const footprint = new DatabaseFootprint(environment);
@@ -118,6 +121,7 @@ export async function statistics(context: BenchContext): Promise<BenchResult> {
     const workerOff = perDelivery(off, (d) => d.workerCpuMs) * 1000;
     const updates = on.reduce((sum, d) => sum + d.statsUpdates, 0);
     const hot = on.reduce((sum, d) => sum + d.statsHotUpdates, 0);
+    const finish = await finishStatementCost(environment, tenant.applicationIds, context.quick ? 10 : 200);
     const [{ rows, bytes }] = await environment.sql<{ rows: string; bytes: string }>(
       `SELECT count(*)::text AS rows, COALESCE(sum(pg_column_size(s.*)), 0)::text AS bytes FROM delivery_stats s`,
     );
@@ -153,6 +157,13 @@ export async function statistics(context: BenchContext): Promise<BenchResult> {
         ratio: round(walOn / walOff, 3),
       },
       {
+        metric: `finish statement, ${FINISH_BATCH} attempts of ${FINISH_BATCH} applications, with statistics`,
+        value: round(finish.on, 3),
+        unit: 'ms (planning + execution, median)',
+        baseline: { name: 'without', value: round(finish.off, 3) },
+        ratio: round(finish.on / finish.off, 3),
+      },
+      {
         metric: 'statistics row updates that were HOT',
         value: updates === 0 ? 0 : round((100 * hot) / updates, 1),
         unit: `% of ${updates}`,
@@ -177,6 +188,73 @@ export async function statistics(context: BenchContext): Promise<BenchResult> {
     await environment.dispose();
     await sink.close();
   }
+}
+
+const FINISH_BATCH = 16;
+
+/**
+ * The finish statement as the worker sends it, with statistics and without, alternated `times`
+ * times each on batches of FINISH_BATCH leased deliveries of as many applications (every attempt
+ * its own key: the costliest shape), EXPLAIN (ANALYZE) in a rolled-back transaction: the median
+ * of planning plus execution time, in ms.
+ */
+async function finishStatementCost(
+  environment: BenchEnvironment,
+  applicationIds: number[],
+  times: number,
+): Promise<{ on: number; off: number }> {
+  const spent: Record<'on' | 'off', number[]> = { on: [], off: [] };
+  await withClient(environment.databaseUrl, async (client) => {
+    for (let i = 0; i < 2 * times; i++) {
+      const variant = i % 2 === 0 ? 'on' : 'off';
+      await client.query('BEGIN');
+      const tag = randomUUID().slice(0, 8);
+      const ids = Array.from({ length: FINISH_BATCH }, (_, k) => `dlv_f${tag}_${k}`);
+      await client.query(
+        `WITH ev AS (
+           INSERT INTO events (id, application_id, event_type, payload, created_at)
+           SELECT replace(id, 'dlv_', 'evt_'), ($2::int[])[1 + (k::int - 1) % cardinality($2::int[])], 'acw_start', '{}', now()
+             FROM unnest($1::text[]) WITH ORDINALITY u(id, k)
+           RETURNING id, application_id
+         ), dl AS (
+           INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+           SELECT replace(id, 'evt_', 'dlv_'), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM ev
+           RETURNING id, application_id
+         )
+         INSERT INTO delivery_queue (delivery_id, application_id, due_at, lease_token, lease_until)
+         SELECT id, application_id, now(), 'bench', now() + interval '1 minute' FROM dl`,
+        [ids, applicationIds.slice(0, FINISH_BATCH)],
+      );
+      const each = <T>(value: T) => Array<T>(FINISH_BATCH).fill(value);
+      const now = new Date();
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, SUMMARY, TIMING OFF, COSTS OFF) ${variant === 'on' ? FINISH_SQL : FINISH_WITHOUT_STATISTICS_SQL}`,
+        [
+          ids,
+          each('bench'),
+          each('succeeded'),
+          each(null),
+          each(now),
+          each(now),
+          ids.map((_, k) => 5 + k),
+          each('http://127.0.0.1/hook'),
+          each(200),
+          each('ok'),
+          each(null),
+          each('{}'),
+          each(null),
+          each(null),
+          each(false),
+        ],
+      );
+      await client.query('ROLLBACK');
+      const text = rows.map((row) => row['QUERY PLAN']).join('\n');
+      const ms = (label: string) => Number(new RegExp(`${label} Time: ([\\d.]+) ms`).exec(text)?.[1]);
+      // The first few of each warm the caches; the rest count.
+      if (i >= 10) spent[variant].push(ms('Planning') + ms('Execution'));
+    }
+  });
+  return { on: percentile(spent.on, 50), off: percentile(spent.off, 50) };
 }
 
 /**
