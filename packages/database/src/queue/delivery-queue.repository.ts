@@ -259,8 +259,9 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
  * webhooks' failure streaks, the attempts for the applications' statistics (one pending row,
- * unless HERALD_DELIVERY_STATISTICS is off; statistics/delivery-statistics.sql.ts) and, for deliveries that failed for good,
- * `delivery.exhausted` notices in one statement. $1… are arrays, one element per attempt (FinishItem).
+ * unless HERALD_DELIVERY_STATISTICS is off; statistics/delivery-statistics.sql.ts) and, for
+ * deliveries that failed for good, `delivery.exhausted` notices in one statement. $1… are arrays,
+ * one element per attempt (FinishItem).
  *
  * The lease is checked on the queue row: a delivery that is done leaves the queue (`dequeued`),
  * one with a retry to come is due again at it (`rescheduled`); only those, whose worker still
@@ -346,7 +347,7 @@ const finishSql = (statistics: boolean) => `WITH input AS (
        RETURNING delivery_id`;
 
 export const FINISH_SQL = finishSql(true);
-/** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTEs. */
+/** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTE. */
 export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 
 /**
