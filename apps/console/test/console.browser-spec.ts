@@ -1290,6 +1290,8 @@ describe('the console in Chromium', () => {
       await shot('statistics-90d-light', operator);
       await operator.emulateMedia({ colorScheme: 'dark' });
       await shot('statistics-90d-dark', operator);
+      await operator.getByText('Every day as numbers').click();
+      await table.waitFor({ state: 'hidden' });
       for (const scheme of ['light', 'dark'] as const) {
         await operator.emulateMedia({ colorScheme: scheme });
         await operator.setViewportSize({ width: 390, height: 844 });
@@ -1300,6 +1302,15 @@ describe('the console in Chromium', () => {
         // The chart fits the phone's width, its text at full size.
         expect((await outcomes.boundingBox())!.width).toBeLessThanOrEqual(390);
         await shot(`statistics-24h-${scheme}-390`, operator);
+        if (scheme === 'light') {
+          // On a phone the numbers are a list of cards, each value named.
+          await operator.getByText('Every hour as numbers').click();
+          await table.getByRole('row').nth(1).waitFor();
+          expect(await overflowing(operator)).toEqual([]);
+          await operator.locator('.statistics-table').screenshot({ path: path.join(SHOTS, 'statistics-24h-numbers-light-390.png') });
+          await operator.getByText('Every hour as numbers').click();
+          await table.waitFor({ state: 'hidden' });
+        }
         await ranges.getByRole('button', { name: '30 d' }).click();
         await expect.poll(() => byDay.locator('.bar').count()).toBe(30);
         expect(await pageWidth(operator)).toBeLessThanOrEqual(390);

@@ -332,7 +332,7 @@ function LatencyLines({ buckets, granularity, width }: { buckets: StatisticsBuck
       role="img"
       aria-label={`Latency per ${granularity}, p50 and p95 in milliseconds.`}
     >
-      <Axes frame={frame} scale={scale} format={formatMs} buckets={buckets} granularity={granularity} />
+      <Axes frame={frame} scale={scale} format={(ms) => (ms === 0 ? '0' : formatMs(ms))} buckets={buckets} granularity={granularity} />
       {buckets.map((bucket, i) => (
         <rect key={bucket.start} className="hover-target" x={frame.x(i)} y={MARGIN.top} width={frame.step} height={frame.plotHeight}>
           <title>{`${bucketLabel(bucket.start, granularity).long}: p50 ${formatMs(bucket.latency_ms.p50)}, p95 ${formatMs(bucket.latency_ms.p95)}`}</title>
@@ -396,8 +396,12 @@ function ByEvent({ byEvent }: { byEvent: Record<string, { succeeded: number; fai
                   <td>
                     <code>{event}</code>
                   </td>
-                  <td className="number">{formatCount(counts.succeeded)}</td>
-                  <td className="number">{formatCount(counts.failed)}</td>
+                  <td className="number" data-label="Succeeded">
+                    {formatCount(counts.succeeded)}
+                  </td>
+                  <td className="number" data-label="Failed">
+                    {formatCount(counts.failed)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -443,13 +447,27 @@ function BucketTable({ buckets, granularity }: { buckets: StatisticsBucket[]; gr
           {[...buckets].reverse().map((bucket) => (
             <tr key={bucket.start}>
               <td>{bucketLabel(bucket.start, granularity).long}</td>
-              <td className="number">{formatCount(bucket.events)}</td>
-              <td className="number">{formatCount(bucket.succeeded)}</td>
-              <td className="number">{formatCount(bucket.failed)}</td>
-              <td className="number">{formatCount(bucket.attempts)}</td>
-              <td className="number">{formatCount(bucket.failed_attempts)}</td>
-              <td className="number">{formatMs(bucket.latency_ms.p50)}</td>
-              <td className="number">{formatMs(bucket.latency_ms.p95)}</td>
+              <td className="number" data-label="Events">
+                {formatCount(bucket.events)}
+              </td>
+              <td className="number" data-label="Succeeded">
+                {formatCount(bucket.succeeded)}
+              </td>
+              <td className="number" data-label="Failed">
+                {formatCount(bucket.failed)}
+              </td>
+              <td className="number" data-label="Attempts">
+                {formatCount(bucket.attempts)}
+              </td>
+              <td className="number" data-label="Failed attempts">
+                {formatCount(bucket.failed_attempts)}
+              </td>
+              <td className="number" data-label="p50">
+                {formatMs(bucket.latency_ms.p50)}
+              </td>
+              <td className="number" data-label="p95">
+                {formatMs(bucket.latency_ms.p95)}
+              </td>
             </tr>
           ))}
         </tbody>
