@@ -110,7 +110,7 @@ export async function statistics(context: BenchContext): Promise<BenchResult> {
     const on = drains.filter((d) => d.statistics);
     const off = drains.filter((d) => !d.statistics);
     // Medians: on a machine other sessions share, a round now and then runs a quarter slower
-    // whichever side it measures (bench/README.md, "statistics").
+    // whichever side it measures (bench/README.md, "Issue 24: delivery statistics").
     const median = (values: number[]) => percentile(values, 50);
     const perDelivery = (runs: Drain[], pick: (d: Drain) => number) => median(runs.map(pick)) / backlog;
     const rateOn = median(on.map((d) => d.rate));

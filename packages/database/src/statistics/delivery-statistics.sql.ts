@@ -10,7 +10,7 @@ import { LATENCY_BUCKET_BOUNDS } from '@herald/core';
  * 2. A worker folds the pending rows into `delivery_stats`, one row per application, UTC hour and
  *    event type (FOLD_PENDING_STATISTICS_SQL), every second: the rows of the current hour are
  *    updated once a second, not once per finish batch (which cost ten times as much per delivery:
- *    bench/README.md, "statistics").
+ *    bench/README.md, "Issue 24: delivery statistics").
  *
  * Reads add what is pending to what is folded (PENDING_STATISTICS_ROWS), so they are exact at any
  * moment: a fold deletes the pending rows and adds them to `delivery_stats` in one statement.
