@@ -25,6 +25,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
         hostConcurrency: 16,
         endpointMaxInFlight: 16,
         egressProxy: null,
+        statistics: true,
       },
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
@@ -56,6 +57,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_EMBEDDED_DATABASE: '1',
       HERALD_RETENTION_DAYS: '7',
       HERALD_AUDIT_RETENTION_DAYS: '2555',
+      HERALD_DELIVERY_STATISTICS: 'off',
     });
     expect(config.http).toEqual({ host: '0.0.0.0', port: 8080 });
     expect(config.database).toEqual({ url: 'postgresql://u:p@db:5432/herald', poolSize: 10, embedded: true });
@@ -68,6 +70,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       hostConcurrency: 2,
       endpointMaxInFlight: 40,
       egressProxy: 'http://egress.internal:3128/',
+      statistics: false,
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
     expect(config.metrics).toEqual({ workerPort: 0 });
@@ -95,6 +98,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_DISABLE_AFTER_HOURS', '-1', /HERALD_DISABLE_AFTER_HOURS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
+    ['HERALD_DELIVERY_STATISTICS', 'sometimes', /HERALD_DELIVERY_STATISTICS: must be on or off, got "sometimes"/],
   ])('names %s when it is %p', (name, value, message) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

@@ -76,7 +76,7 @@ describe('DeliveryQueueRepository', () => {
   }
 
   /** How the statements after a claim name an unkeyed delivery. */
-  const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null });
+  const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null, manualAttempt: false });
 
   function claim(options: Partial<ClaimOptions> = {}) {
     const now = new Date();
