@@ -12,6 +12,7 @@ import { isolation } from './benchmarks/isolation';
 import { peers } from './benchmarks/peers';
 import { recover } from './benchmarks/recover';
 import { retention } from './benchmarks/retention';
+import { statistics } from './benchmarks/statistics';
 import { storage } from './benchmarks/storage';
 import { throttle } from './benchmarks/throttle';
 import { BenchContext } from './harness/context';
@@ -27,6 +28,7 @@ export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Bench
   'ordered-delivery': orderedDelivery,
   'event-schemas': eventSchemas,
   'subscription-filters': subscriptionFilters,
+  statistics,
   peers,
   'retry-timing': retryTiming,
   memory,

@@ -43,6 +43,7 @@ describe('pnpm bench (smoke, --quick)', () => {
           'recover',
           'retention',
           'retry-timing',
+          'statistics',
           'storage',
           'subscription-filters',
           'throttle',

@@ -20,6 +20,7 @@ import { WebhookModule } from './webhooks/webhook.module';
 import { WebhookHealthModule } from './webhook-health/webhook-health.module';
 import { OperationalWebhookModule } from './operational-webhook/operational-webhook.module';
 import { PortalLinkModule } from './portal-links/portal-link.module';
+import { StatisticsModule } from './statistics/statistics.module';
 
 @Module({})
 export class AppModule {
@@ -43,6 +44,7 @@ export class AppModule {
         ApplicationListModule,
         PortalLinkModule,
         AuditModule,
+        StatisticsModule,
         ConsoleModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

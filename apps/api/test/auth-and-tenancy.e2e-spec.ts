@@ -44,6 +44,7 @@ const TENANT_ROUTES: Route[] = [
   { method: 'post', path: (id) => `/application/${id}/portal_links`, body: {} },
   { method: 'delete', path: (id) => `/application/${id}/portal_links` },
   { method: 'get', path: (id) => `/application/${id}/audit` },
+  { method: 'get', path: (id) => `/application/${id}/stats` },
   { method: 'delete', path: (id) => `/application/${id}/webhook` },
   { method: 'get', path: (id) => `/application/${id}` },
 ];

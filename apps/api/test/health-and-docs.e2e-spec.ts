@@ -33,6 +33,7 @@ const OPERATIONS: [method: string, path: string, requestBody: string | null][] =
   ['post', '/application/{application_id}/portal_links', 'CreatePortalLinkRequest'],
   ['delete', '/application/{application_id}/portal_links', null],
   ['get', '/application/{application_id}/audit', null],
+  ['get', '/application/{application_id}/stats', null],
   ['get', '/application/{application_id}/webhook/subscription/{subscription}/filter', null],
   ['put', '/application/{application_id}/webhook/subscription/{subscription}/filter', 'PutSubscriptionFilterRequest'],
   ['delete', '/application/{application_id}/webhook/subscription/{subscription}/filter', null],

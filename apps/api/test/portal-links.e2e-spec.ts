@@ -64,6 +64,8 @@ const PORTAL_TENANT_OPERATIONS: ReadonlySet<string> = new Set(
     'post /deliveries/recover',
     // Its audit log (PRODUCT.md §16: the application's keys and portal links).
     'get /audit',
+    // Its delivery statistics (PRODUCT.md §16: the console and the portal draw them).
+    'get /stats',
   ]
     .map((operation) => operation.replace(' /', ' /application/{application_id}/'))
     // The application itself (its name and the link's expiry: the portal's header).

@@ -2,6 +2,7 @@ import { ConfigError, HERALD_VERSION, HeraldConfig, StartupError } from '@herald
 import { Command, CommanderError, Help, Option } from 'commander';
 import { CliError, EXIT, EXIT_CODES_HELP, oneLine, UsageError } from './cli-errors';
 import { registerAdminCommands } from './commands/admin';
+import { registerAuditCommands } from './commands/audit';
 import { API_OPTIONS_HEADING, ApiDefaults, ApiOptions, connect } from './commands/api-command';
 import { registerDeliveryCommands } from './commands/deliveries';
 import { registerSubscriptionCommands } from './commands/subscriptions';
@@ -118,6 +119,7 @@ function buildProgram(context: HeraldContext, exitWith: (code: number) => void):
   registerAdminCommands(program, api);
   registerDeliveryCommands(program, api);
   registerSubscriptionCommands(program, api);
+  registerAuditCommands(program, api);
 
   oneLineErrors(program);
   return program;

@@ -57,6 +57,8 @@ const COMMANDS = [
   ['subscriptions', 'filter', 'set'],
   ['subscriptions', 'filter', 'test'],
   ['subscriptions', 'filter', 'remove'],
+  ['audit'],
+  ['audit', 'list'],
 ];
 const API_COMMANDS = COMMANDS.filter(
   (words) => (words.length === 2 && !['migration', 'subscriptions'].includes(words[0])) || words.length === 3,
@@ -611,6 +613,38 @@ describe('herald operator commands', () => {
       expect(await fails(1, 'subscriptions', 'filter', 'get', 'voice_campaign_activate', ...app)).toMatch(/^herald: 404-03 /);
 
       expect(await json('subscriptions', 'filter', 'remove', 'acw_start', ...app)).toEqual({ event: 'acw_start', filter: null });
+    });
+  });
+
+  describe('the audit log (PRODUCT.md §16)', () => {
+    const APP = 79;
+
+    it('audit list: one application’s records with its account’s key, or every one with the admin key, filtered', async () => {
+      const account = (await api('POST', '/admin/accounts', { name: 'Audited' })).body.data.id as string;
+      expect((await api('POST', '/admin/applications', { id: APP, name: 'Audited', account_id: account })).status).toBe(201);
+      expect((await api('PUT', `/application/${APP}/webhook`, { url: 'http://127.0.0.1:9/hook', retry_enabled: 0 })).status).toBe(200);
+      expect((await api('PUT', `/application/${APP}/webhook/throttle`, { per_second: 5, max_in_flight: 3 })).status).toBe(200);
+      const accountKey = (await api('POST', '/admin/api_keys', { account_id: account, name: 'audit reader' })).body.data.key as string;
+
+      const { header, rows } = readTable((await succeeds('audit', 'list', '--application', String(APP), '--key', accountKey)).stdout);
+      expect(header).toEqual(['ID', 'AT', 'ACTION', 'ACTOR', 'ACCOUNT', 'APPLICATION', 'CHANGED']);
+      expect(rows.map((row) => [row.ACTION, row.APPLICATION, row.CHANGED])).toEqual([
+        ['webhook.throttle_updated', String(APP), 'per_second, max_in_flight'],
+        ['webhook.created', String(APP), expect.stringContaining('url')],
+        ['application.created', String(APP), 'id, name, account_id'],
+      ]);
+      expect(rows[0].ACTOR).toMatch(/^admin_key /);
+
+      const filtered = await json('audit', 'list', '--account', account, '--action', 'webhook.throttle_updated');
+      expect(filtered.data).toEqual([
+        expect.objectContaining({
+          action: 'webhook.throttle_updated',
+          application_id: APP,
+          changes: { per_second: [null, 5], max_in_flight: [null, 3] },
+        }),
+      ]);
+      // The whole log is the admin's: an account's key is refused there.
+      expect(await fails(1, 'audit', 'list', '--account', account, '--key', accountKey)).toMatch(/^herald: 403-/);
     });
   });
 

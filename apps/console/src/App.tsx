@@ -206,6 +206,7 @@ export const routes: RouteObject[] = [
           { path: 'deliveries/:deliveryId', ...screen(pages.delivery) },
           { path: 'events', ...screen(pages.events) },
           { path: 'events/:eventId', ...screen(pages.event) },
+          { path: 'statistics', ...screen(pages.statistics) },
           { path: 'endpoint', ...screen(pages.endpoint) },
           { path: 'audit', ...screen(pages.audit) },
         ],

@@ -37,6 +37,7 @@ export const pages = {
   events: lazyPage(() => import('./pages/EventsPage'), 'EventsPage'),
   event: lazyPage(() => import('./pages/EventPage'), 'EventPage'),
   endpoint: lazyPage(() => import('./pages/EndpointPage'), 'EndpointPage'),
+  statistics: lazyPage(() => import('./pages/StatisticsPage'), 'StatisticsPage'),
   audit: lazyPage(() => import('./pages/AuditPage'), 'AuditPage'),
   adminAudit: lazyPage(() => import('./pages/AuditPage'), 'AdminAuditPage'),
 };

@@ -1,4 +1,5 @@
-import { createTemplateDatabase, cloneDatabase, dropTestDatabases, testServerUrl, type TestDatabase } from '@herald/database/testing';
+import { latencyBucketOf } from '@herald/core';
+import { createTemplateDatabase, cloneDatabase, dropTestDatabases, sql, testServerUrl, type TestDatabase } from '@herald/database/testing';
 import { freePort, Sink, waitForOk } from '@herald/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -536,6 +537,7 @@ describe('the console in Chromium', () => {
       ['event', `#/applications/${APP_ID}/events/${delivery.event_id}`],
       ['endpoint', `#/applications/${APP_ID}/endpoint`],
       ['audit', `#/applications/${APP_ID}/audit`],
+      ['statistics', `#/applications/${APP_ID}/statistics`],
       ['audit-all', '#/audit'],
       ['error-codes', '#/error-codes'],
       ['no-webhook', '#/applications/7/deliveries'],
@@ -1156,6 +1158,193 @@ describe('the console in Chromium', () => {
       }
     } finally {
       await failingSink.close();
+    }
+    expect(problems).toEqual([]);
+    expect(expected).toEqual([]);
+  });
+  it('draws delivery statistics: outcomes per bucket, the latency line, a range selector, in the console and the portal (PRODUCT.md §16)', async () => {
+    const STATS_APP = 12;
+    const accountId = (await adminCall('GET', `/admin/applications/${APP_ID}`)).data.account_id as string;
+    await adminCall('POST', '/admin/applications', { id: STATS_APP, name: 'Queue analytics', account_id: accountId });
+    // Ninety days of history before this hour, as the finish statement would have left it: a daily
+    // rhythm, a failure now and then, and an incident 5 to 7 hours ago (failures, slow answers).
+    const HOUR = 3_600_000;
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const histogram = (pairs: [number, number][]) => {
+      const counts = new Map<number, number>();
+      for (const [ms, n] of pairs) if (n > 0) counts.set(latencyBucketOf(ms), (counts.get(latencyBucketOf(ms)) ?? 0) + n);
+      const buckets = [...counts.keys()].sort((a, b) => a - b);
+      return { latency_buckets: buckets, latency_counts: buckets.map((b) => counts.get(b)) };
+    };
+    const rows = [];
+    for (let h = 1; h < 90 * 24; h++) {
+      const start = new Date(thisHour - h * HOUR);
+      for (const [eventType, share] of [
+        ['acw_start', 1],
+        ['voice_campaign_activate', 0.3],
+      ] as const) {
+        const rhythm = 45 + 35 * Math.sin((2 * Math.PI * (start.getUTCHours() - 9)) / 24);
+        const events = Math.max(1, Math.round(share * rhythm));
+        const incident = h >= 5 && h <= 7;
+        const failed = Math.min(events, incident ? Math.round(events * 0.4) : h % 53 === 0 ? 3 : h % 13 === 0 ? 1 : 0);
+        const succeeded = events - failed;
+        const slow = incident ? 0.5 : 0.05;
+        rows.push({
+          hour: start.toISOString(),
+          event_type: eventType,
+          events,
+          succeeded,
+          failed,
+          attempts: events + 2 * failed,
+          failed_attempts: 3 * failed,
+          ...histogram([
+            [38 + (h % 7), Math.round(succeeded * (0.6 - slow / 2))],
+            [95, Math.round(succeeded * (0.4 - slow / 2))],
+            [incident ? 2_400 : 420, Math.max(1, Math.round(succeeded * slow))],
+          ]),
+          errors: failed === 0 ? {} : incident ? { timeout: 2 * failed, '5xx': failed } : { '5xx': 3 * failed },
+        });
+      }
+    }
+    await sql(
+      db.url,
+      `INSERT INTO delivery_stats (application_id, hour, event_type, events, succeeded, failed, attempts, failed_attempts, latency_buckets, latency_counts, errors)
+       SELECT $1, r.hour, r.event_type, r.events, r.succeeded, r.failed, r.attempts, r.failed_attempts,
+              ARRAY(SELECT jsonb_array_elements_text(r.latency_buckets)::int), ARRAY(SELECT jsonb_array_elements_text(r.latency_counts)::int), r.errors
+         FROM jsonb_to_recordset($2::jsonb) AS r(hour timestamptz, event_type text, events int, succeeded int, failed int, attempts int,
+                                                 failed_attempts int, latency_buckets jsonb, latency_counts jsonb, errors jsonb)`,
+      [STATS_APP, JSON.stringify(rows)],
+    );
+    // And this hour's, from real deliveries: one in four refused by the receiver (410, final).
+    const receiver = await new Sink((n) =>
+      n % 4 === 0 ? { status: 410, body: 'gone' } : { status: 200, delayMs: 20 + (n % 5) * 15 },
+    ).start();
+    const appPath = `/application/${STATS_APP}`;
+    try {
+      await adminCall('PUT', `${appPath}/webhook`, { url: receiver.url('/stats'), retry_enabled: 0 });
+      await adminCall('PUT', `${appPath}/webhook/subscription/acw_start`, { ensure_delivery: true });
+      for (let n = 1; n <= 8; n++) await adminCall('POST', `${appPath}/events`, { event: 'acw_start', payload: { n } });
+      await receiver.waitFor(8, 20_000);
+      await expect
+        .poll(async () => {
+          const buckets = (await adminCall('GET', `${appPath}/stats`)).data.buckets as { succeeded: number; failed: number }[];
+          return buckets.at(-1)!.succeeded + buckets.at(-1)!.failed;
+        })
+        .toBe(8);
+    } finally {
+      await receiver.close();
+    }
+    const api24h = (await adminCall('GET', `${appPath}/stats?since=${new Date(thisHour - 23 * HOUR).toISOString()}`)).data as {
+      buckets: { events: number; succeeded: number; failed: number }[];
+    };
+    const sum = (field: 'events' | 'succeeded' | 'failed') => api24h.buckets.reduce((total, b) => total + b[field], 0);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    await context.addInitScript((key) => sessionStorage.setItem('herald.credential', key), ADMIN_KEY);
+    const operator = await context.newPage();
+    watch(operator);
+    try {
+      await operator.goto(`${base}/console/#/applications/${STATS_APP}/webhook`);
+      await tab('Statistics', operator).click();
+      const ranges = operator.getByRole('group', { name: 'Range' });
+      await ranges.getByRole('button', { name: '24 h', pressed: true }).waitFor();
+      const outcomes = operator.getByRole('img', { name: /^Outcomes per hour/ });
+      await outcomes.waitFor();
+      // The last 24 hours: 24 columns, the totals those of the api's buckets.
+      expect(await outcomes.locator('.bar').count()).toBe(24);
+      const tileValue = (term: string) => operator.locator('.tile', { has: operator.locator('dt', { hasText: term }) }).locator('dd');
+      const number = (text: string | null) => Number((text ?? '').replace(/\D/g, ''));
+      expect(number(await tileValue('Events sent').textContent())).toBe(sum('events'));
+      expect(number(await tileValue('Succeeded').textContent())).toBe(sum('succeeded'));
+      expect(number(await tileValue('Failed').textContent())).toBe(sum('failed'));
+      expect(await outcomes.getAttribute('aria-label')).toContain(`${sum('failed')} failed in all`);
+      // The latency line is drawn, p50 and p95, and the incident shows among the reasons.
+      const latency = operator.getByRole('img', { name: /^Latency per hour/ });
+      expect((await latency.locator('path.line-p50').getAttribute('d'))!.length).toBeGreaterThan(20);
+      expect((await latency.locator('path.line-p95').getAttribute('d'))!.length).toBeGreaterThan(20);
+      await operator.getByText('Timed out').waitFor();
+      await operator.getByRole('region', { name: 'Outcomes by event type' }).getByText('voice_campaign_activate').waitFor();
+      // A hover names the bucket and its counts.
+      expect(await outcomes.locator('.bar title').last().textContent()).toMatch(/: \d+ succeeded, \d+ failed, \d+ attempts$/);
+      await shot('statistics-24h-light', operator);
+      await operator.emulateMedia({ colorScheme: 'dark' });
+      await shot('statistics-24h-dark', operator);
+      await operator.emulateMedia({ colorScheme: 'light' });
+
+      // A week by hour, then a quarter by day; the address keeps the range.
+      await ranges.getByRole('button', { name: '7 d' }).click();
+      await ranges.getByRole('button', { name: '7 d', pressed: true }).waitFor();
+      expect(operator.url()).toContain('range=7d');
+      await expect.poll(() => outcomes.locator('.bar').count()).toBe(7 * 24);
+      await shot('statistics-7d-light', operator);
+      await ranges.getByRole('button', { name: '90 d' }).click();
+      const byDay = operator.getByRole('img', { name: /^Outcomes per day/ });
+      await expect.poll(() => byDay.locator('.bar').count()).toBe(90);
+      // The numbers behind the bars, newest first, are the api's.
+      await operator.getByText('Every day as numbers').click();
+      const table = operator.getByRole('region', { name: 'Statistics per bucket' });
+      await expect.poll(() => table.getByRole('row').count()).toBe(1 + 90);
+      const api90d = (
+        await adminCall(
+          'GET',
+          `${appPath}/stats?since=${new Date(Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR - 89 * 24 * HOUR).toISOString()}&granularity=day`,
+        )
+      ).data.buckets as { events: number }[];
+      expect(number(await table.getByRole('row').nth(2).getByRole('cell').nth(1).textContent())).toBe(api90d.at(-2)!.events);
+      await shot('statistics-90d-light', operator);
+      await operator.emulateMedia({ colorScheme: 'dark' });
+      await shot('statistics-90d-dark', operator);
+      await operator.getByText('Every day as numbers').click();
+      await table.waitFor({ state: 'hidden' });
+      for (const scheme of ['light', 'dark'] as const) {
+        await operator.emulateMedia({ colorScheme: scheme });
+        await operator.setViewportSize({ width: 390, height: 844 });
+        await ranges.getByRole('button', { name: '24 h' }).click();
+        await expect.poll(() => outcomes.locator('.bar').count()).toBe(24);
+        expect(await overflowing(operator)).toEqual([]);
+        expect(await pageWidth(operator)).toBeLessThanOrEqual(390);
+        // The chart fits the phone's width, its text at full size.
+        expect((await outcomes.boundingBox())!.width).toBeLessThanOrEqual(390);
+        await shot(`statistics-24h-${scheme}-390`, operator);
+        if (scheme === 'light') {
+          // On a phone the numbers are a list of cards, each value named.
+          await operator.getByText('Every hour as numbers').click();
+          await table.getByRole('row').nth(1).waitFor();
+          expect(await overflowing(operator)).toEqual([]);
+          await operator.locator('.statistics-table').screenshot({ path: path.join(SHOTS, 'statistics-24h-numbers-light-390.png') });
+          await operator.getByText('Every hour as numbers').click();
+          await table.waitFor({ state: 'hidden' });
+        }
+        await ranges.getByRole('button', { name: '30 d' }).click();
+        await expect.poll(() => byDay.locator('.bar').count()).toBe(30);
+        expect(await pageWidth(operator)).toBeLessThanOrEqual(390);
+        await shot(`statistics-30d-${scheme}-390`, operator);
+        await operator.setViewportSize({ width: 1280, height: 860 });
+      }
+    } finally {
+      await context.close();
+    }
+
+    // The customer's portal draws the same.
+    const link = (await adminCall('POST', `${appPath}/portal_links`, {})).data as { url: string };
+    const portalContext = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    const portal = await portalContext.newPage();
+    watch(portal);
+    try {
+      await portal.goto(`${base}${link.url}`);
+      await portal.getByLabel('Target URL').waitFor();
+      await tab('Statistics', portal).click();
+      await portal
+        .getByRole('img', { name: /^Outcomes per hour/ })
+        .locator('.bar')
+        .nth(23)
+        .waitFor();
+      expect(await portal.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+      expect(await overflowing(portal)).toEqual([]);
+      expect(await pageWidth(portal)).toBeLessThanOrEqual(390);
+      await shot('portal-statistics-dark-390', portal);
+    } finally {
+      await portalContext.close();
     }
     expect(problems).toEqual([]);
     expect(expected).toEqual([]);

@@ -8,6 +8,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { AutoDisableJob } from './jobs/auto-disable-job';
 import { EndpointWarningsJob } from './jobs/endpoint-warnings-job';
 import { RetentionJob } from './jobs/retention-job';
+import { StatisticsFoldJob } from './jobs/statistics-fold-job';
 
 @Module({})
 export class WorkerModule {
@@ -19,7 +20,7 @@ export class WorkerModule {
         MetricsModule,
         DeliveryModule,
       ],
-      providers: [RetentionJob, AutoDisableJob, EndpointWarningsJob],
+      providers: [RetentionJob, AutoDisableJob, EndpointWarningsJob, StatisticsFoldJob],
     };
   }
 }

@@ -76,7 +76,7 @@ describe('retention', () => {
 
     const removed = await worker.inWorker(RetentionJob).runOnce();
 
-    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4, portalLinks: 2, auditRecords: 0 });
+    expect(removed).toEqual({ deliveries: 3, attempts: 3, events: 4, portalLinks: 2, auditRecords: 0, statistics: 0 });
     for (const gone of [succeeded, failed, cancelled]) {
       expect(await exists('deliveries', gone.deliveryId)).toBe(false);
       expect(await exists('events', gone.eventId)).toBe(false);
@@ -106,6 +106,7 @@ describe('retention', () => {
       events: 0,
       portalLinks: 0,
       auditRecords: 0,
+      statistics: 0,
     });
   });
 
@@ -126,7 +127,7 @@ describe('retention', () => {
       [app.applicationId, count],
     );
     const removed = await worker.inWorker(RetentionJob).runOnce();
-    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0, auditRecords: 0 });
+    expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0, auditRecords: 0, statistics: 0 });
     expect(await exists('deliveries', waiting.deliveryId)).toBe(true);
     expect(await exists('events', waiting.eventId)).toBe(true);
   });
@@ -139,11 +140,29 @@ describe('retention', () => {
     );
     expect(made).toHaveLength(5);
     const removed = await worker.inWorker(RetentionJob).runOnce();
-    expect(removed).toMatchObject({ auditRecords: 2 });
+    expect(removed).toMatchObject({ auditRecords: 2, statistics: 0 });
     const left = await worker.sql<{ id: string }>(`SELECT id FROM audit_log WHERE id LIKE 'aud_retention_%' ORDER BY id`);
     expect(left.map((row) => row.id)).toEqual(['aud_retention_1', 'aud_retention_2', 'aud_retention_3']);
     expect(await worker.inWorker(WorkerMetrics).registry.getSingleMetricAsString('herald_retention_rows_removed_total')).toMatch(
       /table="audit_log"} 2$/m,
+    );
+  });
+
+  it('removes the hours of delivery statistics older than 400 days, and counts them (PRODUCT.md §16)', async () => {
+    const app = await worker.application({ url: sink.url() });
+    await worker.sql(
+      `INSERT INTO delivery_stats (application_id, hour, event_type, succeeded)
+       SELECT $1, date_trunc('hour', now() - n * interval '100 days', 'UTC'), 'acw_start', 1 FROM generate_series(0, 5) AS n`,
+      [app.applicationId],
+    );
+    const removed = await worker.inWorker(RetentionJob).runOnce();
+    expect(removed).toMatchObject({ statistics: 2 });
+    const left = await worker.sql<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_stats WHERE application_id = $1`, [
+      app.applicationId,
+    ]);
+    expect(left).toEqual([{ n: 4 }]);
+    expect(await worker.inWorker(WorkerMetrics).registry.getSingleMetricAsString('herald_retention_rows_removed_total')).toMatch(
+      /table="delivery_stats"} 2$/m,
     );
   });
 

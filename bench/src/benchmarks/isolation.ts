@@ -28,7 +28,7 @@ const FLOOD_REPLY_MS = 20;
 const ENDPOINT_CAP = 16;
 const WORKER_ENV = { HERALD_LOG_LEVEL: 'warn', HERALD_DELIVERY_TIMEOUT_SECONDS: '5' };
 
-type Shape = 'B alone' | 'A hanging' | 'A slow' | 'A flooding';
+export type Shape = 'B alone' | 'A hanging' | 'A slow' | 'A flooding';
 
 interface Measured {
   latencies: number[];
@@ -125,7 +125,7 @@ export async function isolation(context: BenchContext): Promise<BenchResult> {
 }
 
 /** One shape: A's receiver and backlog in place, then B's latencies measured while A's work goes on. */
-async function measure(context: BenchContext, shape: Shape, seconds: number, flood: number): Promise<Measured> {
+export async function measure(context: BenchContext, shape: Shape, seconds: number, flood: number): Promise<Measured> {
   const bSink = await new BenchSink().start();
   const aDelay = shape === 'A hanging' ? Infinity : shape === 'A slow' ? SLOW_MS : FLOOD_REPLY_MS;
   const aSink = await new BenchSink(() => 200, aDelay, '127.0.0.2').start();

@@ -22,4 +22,5 @@ export * from './common/envelope';
 export * from './webhook-health/webhook-status.dto';
 export * from './operational-webhook/operational-webhook.dto';
 export * from './portal-links/portal-link.dto';
+export * from './statistics/statistics.dto';
 export * from './applications/application-overview.dto';

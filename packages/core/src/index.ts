@@ -17,6 +17,8 @@ export * from './ids/application-id';
 export * from './ids/id-generator';
 export * from './rate-limit/token-buckets';
 export * from './retry/retry-policy';
+export * from './statistics/latency-histogram';
+export * from './statistics/statistics-window';
 export * from './time/clock';
 export * from './time/tokens';
 export * from './version';

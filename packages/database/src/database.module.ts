@@ -13,6 +13,7 @@ import { EventLogRepository } from './events/event-log.repository';
 import { EventTypeRepository } from './configuration/event-type.repository';
 import { HealthRepository } from './housekeeping/health.repository';
 import { PortalLinkRepository } from './configuration/portal-link.repository';
+import { StatisticsRepository } from './statistics/statistics.repository';
 import { SubscriptionRepository } from './configuration/subscription.repository';
 import { WebhookRepository } from './configuration/webhook.repository';
 import { WebhookHealthRepository } from './queue/webhook-health.repository';
@@ -31,6 +32,7 @@ const REPOSITORIES = [
   EventTypeRepository,
   HealthRepository,
   PortalLinkRepository,
+  StatisticsRepository,
   SubscriptionRepository,
   WebhookRepository,
   WebhookHealthRepository,

@@ -33,3 +33,6 @@ export * from './queue/webhook-throttle.repository';
 export { THROTTLE_HORIZON_MS, THROTTLE_LATE_MS, THROTTLE_SPACING } from './queue/throttle.sql';
 
 export * from './housekeeping/health.repository';
+
+export * from './statistics/statistics-fold.repository';
+export * from './statistics/statistics.repository';

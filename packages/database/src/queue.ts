@@ -8,6 +8,7 @@ import { DATABASE_OPTIONS, DatabaseOptions, PgPool } from './pg-pool';
 import { DeliveryQueueRepository } from './queue/delivery-queue.repository';
 import { RetentionRepository } from './housekeeping/retention.repository';
 import { WebhookHealthRepository } from './queue/webhook-health.repository';
+import { StatisticsFoldRepository } from './statistics/statistics-fold.repository';
 import { DeliveryNotifier } from './notifications/delivery-notifier';
 
 export * from './notifications/channel-listener';
@@ -16,12 +17,13 @@ export * from './pg-pool';
 export * from './queue/delivery-queue.repository';
 export * from './housekeeping/retention.repository';
 export * from './queue/webhook-health.repository';
+export * from './statistics/statistics-fold.repository';
 export type { OperationalNotice } from './events/operational-webhook.repository';
 export { THROTTLE_LATE_MS } from './queue/throttle.sql';
 export type { WebhookRecord } from './records';
 export type { AuditEntry, AuditOf } from './audit/audit.sql';
 
-/** The pool, the delivery queue, retention and endpoint health, for the worker. */
+/** The pool, the delivery queue, retention, endpoint health and statistics' folds, for the worker. */
 @Module({})
 export class DeliveryQueueModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
@@ -35,8 +37,9 @@ export class DeliveryQueueModule {
         DeliveryQueueRepository,
         RetentionRepository,
         WebhookHealthRepository,
+        StatisticsFoldRepository,
       ],
-      exports: [PgPool, DeliveryQueueRepository, RetentionRepository, WebhookHealthRepository],
+      exports: [PgPool, DeliveryQueueRepository, RetentionRepository, WebhookHealthRepository, StatisticsFoldRepository],
     };
   }
 }

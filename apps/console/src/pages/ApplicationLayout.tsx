@@ -18,6 +18,7 @@ const TABS: [string, string][] = [
   ['subscriptions', 'Subscriptions'],
   ['deliveries', 'Deliveries'],
   ['events', 'Events'],
+  ['statistics', 'Statistics'],
   ['endpoint', 'Secret and health'],
   ['audit', 'Audit log'],
 ];

@@ -21,6 +21,13 @@ const POLL_INTERVAL_MS = 1_000;
 const EMBEDDED_POLL_INTERVAL_MS = 250;
 /** After a database error, wait this long before claiming again. */
 const ERROR_BACKOFF_MS = 1_000;
+/**
+ * A claim slower than this is planned on stale statistics (DeliveryQueueRepository.
+ * refreshPlannerStatistics): a normal one takes a few milliseconds.
+ */
+const SLOW_CLAIM_MS = 250;
+/** The planner's statistics are refreshed at most this often by one worker. */
+const STATISTICS_REFRESH_INTERVAL_MS = 60_000;
 /** In-flight attempts get this long to finish at shutdown; the rest are cut off and released. */
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -49,6 +56,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   /** What the last claim said of the next delivery to fall due after it (or lease to run out). */
   private claimedNextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
+  /** When this worker last refreshed the planner's statistics (ms), after a slow claim. */
+  private statisticsRefreshedAt = -Infinity;
   /** Where the next claim's walk of the applications goes on from (ClaimBatch.lastVisited). */
   private walkFrom = 0;
   /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
@@ -136,6 +145,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     const now = this.clock.now();
     this.lastClaimAt = now.getTime();
     const token = randomUUID();
+    const started = realTime();
     const {
       deliveries: claimed,
       waiting,
@@ -155,11 +165,26 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       afterApplicationId: this.walkFrom,
     });
     this.walkFrom = lastVisited;
+    this.refreshStatisticsIfSlow(realTime() - started);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
     for (const delivery of claimed) this.start(delivery, token);
     return { dealtWith: claimed.length + waiting, moreApplications };
+  }
+
+  /**
+   * A slow claim means its cached plan was made for a queue far smaller than this one: refresh
+   * the statistics (at most once a minute), in the background, so the next claims are replanned.
+   */
+  private refreshStatisticsIfSlow(claimMs: number): void {
+    const now = realTime();
+    if (claimMs < SLOW_CLAIM_MS || now - this.statisticsRefreshedAt < STATISTICS_REFRESH_INTERVAL_MS) return;
+    this.statisticsRefreshedAt = now;
+    this.logger.warn({ claimMs: Math.round(claimMs) }, 'a claim was slow: refreshing the planner statistics of the queue');
+    void this.queue
+      .refreshPlannerStatistics()
+      .catch((error) => this.logger.error({ err: error }, 'refreshing the planner statistics failed'));
   }
 
   private start(delivery: ClaimedDelivery, token: string): void {

@@ -1,4 +1,4 @@
-import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
+import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig, STATISTICS_RETENTION_DAYS } from '@herald/core';
 import { RemovedRows, RetentionRepository } from '@herald/database/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { WorkerMetrics } from '../metrics/worker-metrics';
@@ -11,8 +11,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Removes what is older than HERALD_RETENTION_DAYS (PRODUCT.md §11): finished deliveries with
  * their attempts, then events without deliveries, then portal links that stopped working —
- * never a pending, paused or in-flight delivery, nor its event; and audit records older than
- * HERALD_AUDIT_RETENTION_DAYS (§16). Runs in every worker; the advisory lock in RetentionRepository makes
+ * never a pending, paused or in-flight delivery, nor its event; audit records older than
+ * HERALD_AUDIT_RETENTION_DAYS and hours of delivery statistics older than 400 days (§16). Runs in every worker; the advisory lock in RetentionRepository makes
  * the passes of a fleet take turns.
  */
 @Injectable()
@@ -34,8 +34,10 @@ export class RetentionJob extends PeriodicJob {
     const now = this.clock.now().getTime();
     const cutoff = new Date(now - this.config.retention.days * DAY_MS);
     const auditCutoff = new Date(now - this.config.retention.auditDays * DAY_MS);
+    const statisticsCutoff = new Date(now - STATISTICS_RETENTION_DAYS * DAY_MS);
     const removed = await this.retention.removeOlderThan(cutoff, {
       auditCutoff,
+      statisticsCutoff,
       afterBatch: (batch) => {
         this.metrics.recordRetention(batch);
         if (this.stopping) throw new JobStopped();
@@ -48,6 +50,9 @@ export class RetentionJob extends PeriodicJob {
     }
     if (removed && removed.auditRecords > 0) {
       this.logger.log(`removed ${removed.auditRecords} audit records older than ${auditCutoff.toISOString()}`);
+    }
+    if (removed && removed.statistics > 0) {
+      this.logger.log(`removed ${removed.statistics} hours of delivery statistics older than ${statisticsCutoff.toISOString()}`);
     }
     return removed;
   }

@@ -65,6 +65,7 @@ export class WorkerMetrics {
     this.retentionRemoved.inc({ table: 'events' }, removed.events);
     this.retentionRemoved.inc({ table: 'portal_links' }, removed.portalLinks);
     this.retentionRemoved.inc({ table: 'audit_log' }, removed.auditRecords);
+    this.retentionRemoved.inc({ table: 'delivery_stats' }, removed.statistics);
   }
 
   recordOutcome(outcome: AttemptOutcome): void {

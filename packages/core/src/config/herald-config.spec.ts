@@ -25,6 +25,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
         hostConcurrency: 16,
         endpointMaxInFlight: 16,
         egressProxy: null,
+        statistics: true,
       },
       rateLimit: { perSecond: 100, burst: 200 },
       metrics: { workerPort: 9464 },
@@ -57,6 +58,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       HERALD_EMBEDDED_DATABASE: '1',
       HERALD_RETENTION_DAYS: '7',
       HERALD_AUDIT_RETENTION_DAYS: '2555',
+      HERALD_DELIVERY_STATISTICS: 'off',
     });
     expect(config.http).toEqual({ host: '0.0.0.0', port: 8080 });
     expect(config.database).toEqual({ url: 'postgresql://u:p@db:5432/herald', poolSize: 10, embedded: true });
@@ -69,6 +71,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
       hostConcurrency: 2,
       endpointMaxInFlight: 40,
       egressProxy: 'http://egress.internal:3128/',
+      statistics: false,
     });
     expect(config.rateLimit).toEqual({ perSecond: 0, burst: 10 });
     expect(config.metrics).toEqual({ workerPort: 0 });
@@ -96,6 +99,7 @@ describe('parseHeraldConfig (PRODUCT.md §7)', () => {
     ['HERALD_DISABLE_AFTER_HOURS', '-1', /HERALD_DISABLE_AFTER_HOURS/],
     ['HERALD_LOG_LEVEL', 'loud', /HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
     ['HERALD_EMBEDDED_DATABASE', 'maybe', /HERALD_EMBEDDED_DATABASE/],
+    ['HERALD_DELIVERY_STATISTICS', 'sometimes', /HERALD_DELIVERY_STATISTICS: must be on or off, got "sometimes"/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/],
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'grpc://collector:4317', /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http/],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json \(grpc is not supported\)/],

@@ -34,6 +34,12 @@ export interface HeraldConfig {
      * resolves and checks the destination and asks the proxy for the checked address.
      */
     egressProxy: string | null;
+    /**
+     * Whether finishing an attempt also counts it in the application's statistics (PRODUCT.md §16;
+     * HERALD_DELIVERY_STATISTICS, on by default). Off, the finish statement writes none: for an
+     * operator who does not want them, and for the bench's same-run measure of their cost.
+     */
+    statistics: boolean;
   };
   rateLimit: { perSecond: number; burst: number };
   /** The worker's Prometheus endpoint; 0 turns it off (the api serves /metrics on its own port). */
@@ -100,6 +106,21 @@ function integer(fallback: number, min: number, max: number) {
         return z.NEVER;
       }
       return value;
+    });
+}
+
+/** `on` or `off` (also `true`/`false`, `1`/`0`); unset is `fallback`. */
+function onOff(fallback: boolean) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const value = raw.trim().toLowerCase();
+      if (['on', 'true', '1'].includes(value)) return true;
+      if (['off', 'false', '0'].includes(value)) return false;
+      ctx.addIssue({ code: 'custom', message: `must be on or off, got "${raw}"` });
+      return z.NEVER;
     });
 }
 
@@ -178,6 +199,7 @@ const environmentSchema = z.object({
     }),
   HERALD_DELIVERY_TIMEOUT_SECONDS: integer(15, 1, 300),
   HERALD_DELIVERY_LEASE_SECONDS: integer(60, 2, 3_600),
+  HERALD_DELIVERY_STATISTICS: onOff(true),
   HERALD_WORKER_CONCURRENCY: integer(64, 1, 1_024),
   HERALD_WORKER_HOST_CONCURRENCY: integer(16, 1, 1_024),
   HERALD_ENDPOINT_MAX_IN_FLIGHT: integer(16, 1, 1_000),
@@ -320,6 +342,7 @@ export function parseHeraldConfig(env: NodeJS.ProcessEnv): HeraldConfig {
       hostConcurrency: e.HERALD_WORKER_HOST_CONCURRENCY,
       endpointMaxInFlight: e.HERALD_ENDPOINT_MAX_IN_FLIGHT,
       egressProxy: e.HERALD_EGRESS_PROXY,
+      statistics: e.HERALD_DELIVERY_STATISTICS,
     },
     rateLimit: { perSecond: e.HERALD_RATE_LIMIT_PER_SECOND, burst: e.HERALD_RATE_LIMIT_BURST },
     metrics: { workerPort: e.HERALD_WORKER_METRICS_PORT },

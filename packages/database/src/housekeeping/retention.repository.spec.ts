@@ -105,7 +105,7 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff);
 
-    expect(removed).toEqual({ deliveries: 3, attempts: 5, events: 2, portalLinks: 0, auditRecords: 0 });
+    expect(removed).toEqual({ deliveries: 3, attempts: 5, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 });
     expect(await existing('deliveries', [succeeded, failed, cancelled, recentDelivery])).toEqual([recentDelivery]);
     expect(await attemptsOf([succeeded, failed, cancelled])).toBe(0);
     expect(await attemptsOf([recentDelivery])).toBe(1);
@@ -132,7 +132,7 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff);
 
-    expect(removed).toEqual({ deliveries: 1, attempts: 1, events: 0, portalLinks: 0, auditRecords: 0 });
+    expect(removed).toEqual({ deliveries: 1, attempts: 1, events: 0, portalLinks: 0, auditRecords: 0, statistics: 0 });
     expect(await existing('deliveries', [pending, paused, sending, finishedLately, gone, stillQueued])).toEqual(
       [pending, paused, sending, finishedLately, stillQueued].sort(),
     );
@@ -165,15 +165,15 @@ describe('RetentionRepository', () => {
 
     const removed = await retention.removeOlderThan(cutoff, { batchSize: 2, afterBatch: (batch) => void batches.push(batch) });
 
-    expect(removed).toEqual({ deliveries: 5, attempts: 5, events: 5, portalLinks: 0, auditRecords: 0 });
+    expect(removed).toEqual({ deliveries: 5, attempts: 5, events: 5, portalLinks: 0, auditRecords: 0, statistics: 0 });
     expect(await existing('events', [...kept, ...same, ...finished])).toEqual([...kept].sort());
     // 7 old events, 2 a batch: four batches (the last one short), then the portal links.
     expect(batches).toEqual([
-      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 },
-      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0 },
-      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0 },
-      { deliveries: 1, attempts: 1, events: 1, portalLinks: 0, auditRecords: 0 },
-      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 },
+      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0, statistics: 0 },
+      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 },
+      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 },
+      { deliveries: 1, attempts: 1, events: 1, portalLinks: 0, auditRecords: 0, statistics: 0 },
+      { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0, statistics: 0 },
     ]);
   });
 
@@ -201,7 +201,7 @@ describe('RetentionRepository', () => {
       await waitUntil(async () => (await sql(db.url, waitingForLock)).length > 0);
       await replay.query('COMMIT');
 
-      expect(await pass).toEqual({ deliveries: 0, attempts: 0, events: 2, portalLinks: 0, auditRecords: 0 });
+      expect(await pass).toEqual({ deliveries: 0, attempts: 0, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 });
     } finally {
       await replay.close();
     }
@@ -229,7 +229,14 @@ describe('RetentionRepository', () => {
       ]);
     }
 
-    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 2, auditRecords: 0 });
+    expect(await retention.removeOlderThan(cutoff)).toEqual({
+      deliveries: 0,
+      attempts: 0,
+      events: 0,
+      portalLinks: 2,
+      auditRecords: 0,
+      statistics: 0,
+    });
     const left = await sql<{ id: string }>(db.url, 'SELECT id FROM portal_links WHERE application_id = $1 ORDER BY id', [app]);
     expect(left.map((row) => row.id)).toEqual(['ptl_expired_since', 'ptl_revoked_since', 'ptl_working']);
   });
@@ -256,10 +263,44 @@ describe('RetentionRepository', () => {
       batchSize: 2,
       afterBatch: (batch) => void (batch.auditRecords > 0 && batches.push(batch.auditRecords)),
     });
-    expect(removed).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 3 });
+    expect(removed).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 3, statistics: 0 });
     expect(batches).toEqual([2, 1]);
     const left = await sql<{ id: string }>(db.url, 'SELECT id FROM audit_log ORDER BY id');
     expect(left.map((row) => row.id)).toEqual(['aud_3', 'aud_4']);
+  });
+
+  it('removes the hours of delivery statistics older than their own cutoff, in batches, and none without one (PRODUCT.md §16)', async () => {
+    const now = new Date();
+    const statisticsCutoff = new Date(now.getTime() - 400 * DAY);
+    const hour = (daysAgo: number) => new Date(Math.floor((now.getTime() - daysAgo * DAY) / 3_600_000) * 3_600_000);
+    const app = await application();
+    for (const [eventType, daysAgo] of [
+      ['acw_start', 500],
+      ['voice_campaign_activate', 500],
+      ['acw_start', 401],
+      ['acw_start', 399],
+      ['acw_start', 1],
+    ] as const) {
+      await sql(db.url, `INSERT INTO delivery_stats (application_id, hour, event_type, events, succeeded) VALUES ($1, $2, $3, 1, 1)`, [
+        app,
+        hour(daysAgo),
+        eventType,
+      ]);
+    }
+    const cutoff = new Date(now.getTime() - 30 * DAY);
+    // Events' retention alone leaves statistics as they are.
+    expect((await retention.removeOlderThan(cutoff))?.statistics).toBe(0);
+
+    const batches: number[] = [];
+    const removed = await retention.removeOlderThan(cutoff, {
+      statisticsCutoff,
+      batchSize: 2,
+      afterBatch: (batch) => void (batch.statistics > 0 && batches.push(batch.statistics)),
+    });
+    expect(removed).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0, statistics: 3 });
+    expect(batches).toEqual([2, 1]);
+    const left = await sql<{ hour: Date }>(db.url, 'SELECT hour FROM delivery_stats WHERE application_id = $1 ORDER BY hour', [app]);
+    expect(left.map((row) => row.hour)).toEqual([hour(399), hour(1)]);
   });
 
   it('does nothing and answers null while another session holds the lock, and lets go of it after a pass, even a failed one', async () => {
@@ -290,7 +331,14 @@ describe('RetentionRepository', () => {
     }
     // The stopped pass had removed its first batch already; a full one finds nothing left.
     expect(await existing('events', [old])).toEqual([]);
-    expect(await retention.removeOlderThan(cutoff)).toEqual({ deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 });
+    expect(await retention.removeOlderThan(cutoff)).toEqual({
+      deliveries: 0,
+      attempts: 0,
+      events: 0,
+      portalLinks: 0,
+      auditRecords: 0,
+      statistics: 0,
+    });
   });
 });
 

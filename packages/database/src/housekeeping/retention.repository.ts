@@ -13,6 +13,8 @@ export interface RemovedRows {
   portalLinks: number;
   /** Audit records (PRODUCT.md §16) older than their own cutoff, HERALD_AUDIT_RETENTION_DAYS. */
   auditRecords: number;
+  /** Hours of delivery statistics (PRODUCT.md §16) older than theirs, STATISTICS_RETENTION_DAYS. */
+  statistics: number;
 }
 
 /** Rows removed per statement: small enough that each delete is a short transaction holding few locks. */
@@ -83,6 +85,13 @@ const REMOVE_EVENTS_SQL = `
 const REMOVE_AUDIT_SQL = `
   DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2) RETURNING 1`;
 
+/** One batch of the oldest hours of delivery statistics before $1, through their `hour` index. $2 batch size. */
+const REMOVE_STATISTICS_SQL = `
+  DELETE FROM delivery_stats s
+   USING (SELECT application_id, hour, event_type FROM delivery_stats WHERE hour < $1 ORDER BY hour LIMIT $2) doomed
+   WHERE (s.application_id, s.hour, s.event_type) = (doomed.application_id, doomed.hour, doomed.event_type)
+  RETURNING 1`;
+
 /**
  * Retention (PRODUCT.md §11) as small indexed batch deletes, each its own statement and commit.
  * ARCHITECTURE.md ("Retention") says why batches and not time partitions.
@@ -95,18 +104,24 @@ export class RetentionRepository {
    * Removes, in batches of `batchSize` events created before `cutoff`, their deliveries (with
    * their attempts) that finished before it and then those of the events no delivery refers to
    * any more; then portal links that stopped working (expired or revoked) before it; then, given
-   * `auditCutoff`, audit records older than that, in batches too. Each batch is followed by a
+   * `auditCutoff`, audit records older than that, and given `statisticsCutoff`, the hours of
+   * delivery statistics before it, in batches too. Each batch is followed by a
    * pause in proportion to its time. `afterBatch` runs after each batch (the
    * worker counts there, and stops a pass by throwing). Null when another process is doing it
    * right now.
    */
   async removeOlderThan(
     cutoff: Date,
-    options: { batchSize?: number; auditCutoff?: Date; afterBatch?: (removed: RemovedRows) => Promise<void> | void } = {},
+    options: {
+      batchSize?: number;
+      auditCutoff?: Date;
+      statisticsCutoff?: Date;
+      afterBatch?: (removed: RemovedRows) => Promise<void> | void;
+    } = {},
   ): Promise<RemovedRows | null> {
     const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
     return this.pg.whileHoldingLock(RETENTION_LOCK_KEY, async (sql) => {
-      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0 };
+      const total: RemovedRows = { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0, statistics: 0 };
       const none: RemovedRows = { ...total };
       // Each batch is timed and followed by its pause (RETENTION_PAUSE_PER_BATCH_TIME).
       const paced = async <T>(batch: () => Promise<T>, removed: (result: T) => RemovedRows): Promise<T> => {
@@ -141,6 +156,16 @@ export class RetentionRepository {
             (auditRecords) => ({ ...none, auditRecords }),
           );
           total.auditRecords += removed;
+        }
+      }
+      if (options.statisticsCutoff) {
+        const statisticsCutoff = options.statisticsCutoff;
+        for (let removed = batchSize; removed === batchSize;) {
+          removed = await paced(
+            async () => (await sql(REMOVE_STATISTICS_SQL, [statisticsCutoff, batchSize])).length,
+            (statistics) => ({ ...none, statistics }),
+          );
+          total.statistics += removed;
         }
       }
       return total;

@@ -76,7 +76,7 @@ describe('DeliveryQueueRepository', () => {
   }
 
   /** How the statements after a claim name an unkeyed delivery. */
-  const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null });
+  const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null, manualAttempt: false });
 
   function claim(options: Partial<ClaimOptions> = {}) {
     const now = new Date();
@@ -337,6 +337,30 @@ describe('DeliveryQueueRepository', () => {
         { delivery_ids: later },
       ]);
       expect(await claim()).toMatchObject({ deliveries: [], nextClaimableAt: retryAt });
+    });
+  });
+
+  describe('the claim’s plan', () => {
+    it('refreshPlannerStatistics analyzes the tables the claim reads, so a plan made for an empty queue is made again', async () => {
+      const counts = () =>
+        sql<{ relname: string; analyzed: string }>(
+          db.url,
+          `SELECT relname, analyze_count::text AS analyzed FROM pg_stat_user_tables
+            WHERE relname IN ('delivery_queue', 'deliveries', 'events') ORDER BY relname`,
+        );
+      const before = await counts();
+      await queue.refreshPlannerStatistics();
+      // The statistics collector reports what a backend did when it goes idle: poll for it.
+      let after = await counts();
+      for (let tries = 0; tries < 50 && after.some((row, i) => row.analyzed === before[i].analyzed); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await counts();
+      }
+      expect(after.map((row, i) => [row.relname, Number(row.analyzed) - Number(before[i].analyzed)])).toEqual([
+        ['deliveries', 1],
+        ['delivery_queue', 1],
+        ['events', 1],
+      ]);
     });
   });
 

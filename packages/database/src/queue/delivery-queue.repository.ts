@@ -1,5 +1,5 @@
-import { DEFAULT_RETRY_POLICY, type DeliveryDestination, type DeliveryStatus } from '@herald/core';
-import { Injectable } from '@nestjs/common';
+import { DEFAULT_RETRY_POLICY, HERALD_CONFIG, type DeliveryDestination, type DeliveryStatus, type HeraldConfig } from '@herald/core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
@@ -17,6 +17,7 @@ import {
   unblockNext,
 } from './queue.sql';
 import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
+import { recordPendingStatistics } from '../statistics/delivery-statistics.sql';
 
 export interface ClaimedDelivery {
   id: string;
@@ -152,8 +153,11 @@ export interface FinishOutcome {
 /** A claimed delivery as the statements after its claim name it. */
 export type ClaimRef = Pick<ClaimedDelivery, 'id' | 'applicationId' | 'orderingKey'>;
 
+/** A claimed delivery as its finish names it: whether the attempt was a manual one decides whether its outcome is counted again. */
+export type FinishRef = ClaimRef & Pick<ClaimedDelivery, 'manualAttempt'>;
+
 interface FinishItem {
-  delivery: ClaimRef;
+  delivery: FinishRef;
   token: string;
   outcome: FinishOutcome;
   attempt: NewAttemptRecord;
@@ -403,8 +407,10 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
 
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
- * webhooks' failure streaks and, for deliveries that failed for good, `delivery.exhausted`
- * notices in one statement. $1… are arrays, one element per attempt (FinishItem).
+ * webhooks' failure streaks, the attempts for the applications' statistics (one pending row,
+ * unless HERALD_DELIVERY_STATISTICS is off; statistics/delivery-statistics.sql.ts) and, for
+ * deliveries that failed for good, `delivery.exhausted` notices in one statement. $1… are arrays,
+ * one element per attempt (FinishItem).
  *
  * The lease is checked on the queue row: a delivery that is done leaves the queue (`dequeued`),
  * one with a retry to come is due again at it (`rescheduled`); only those, whose worker still
@@ -414,12 +420,12 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
  * its CPU per delivery grow run after run (bench/README.md); planned each time, every table is
  * reached by its key (bench/ claim-scale asserts the plan with a large queue). Exported for that.
  */
-export const FINISH_SQL = `WITH input AS (
+const finishSql = (statistics: boolean) => `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                               $6::timestamptz[], $7::int[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[],
-                              $13::text[], $14::text[])
+                              $13::text[], $14::text[], $15::boolean[])
            AS t(delivery_id, token, status, next_attempt_at, finished_at, started_at, duration_ms, url,
-                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id)
+                response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id, manual_attempt)
        ), dequeued AS (
          DELETE FROM delivery_queue q USING input i
           WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status <> 'pending'
@@ -481,13 +487,17 @@ export const FINISH_SQL = `WITH input AS (
          RETURNING ${ENQUEUED_COLUMNS}
        ), exhausted_queued AS (
          ${enqueue('exhausted_delivery')}
-       )
+       )${statistics ? `, ${recordPendingStatistics('finished', 'input')}` : ''}
        INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status,
                                       response_excerpt, error, next_attempt_at, request_headers)
        SELECT f.id, f.attempt_count, i.started_at, i.duration_ms, i.url, i.response_status,
               i.response_excerpt, i.error, i.next_attempt_at, i.request_headers::json
          FROM finished f JOIN input i ON i.delivery_id = f.id
        RETURNING delivery_id`;
+
+export const FINISH_SQL = finishSql(true);
+/** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTE. */
+export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 
 /**
  * The worker's side of the queue: a claim is a lease on the delivery's queue row (a token and
@@ -499,8 +509,17 @@ export const FINISH_SQL = `WITH input AS (
 @Injectable()
 export class DeliveryQueueRepository {
   private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
+  private readonly finishSql: string;
+  /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
+  finishesRecorded = 0;
 
-  constructor(private readonly pg: PgPool) {}
+  /** Without a configuration (tests, the bench), statistics are written, as by default. */
+  constructor(
+    private readonly pg: PgPool,
+    @Optional() @Inject(HERALD_CONFIG) config?: HeraldConfig,
+  ) {
+    this.finishSql = config?.delivery.statistics === false ? FINISH_WITHOUT_STATISTICS_SQL : FINISH_SQL;
+  }
 
   /**
    * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
@@ -550,6 +569,19 @@ export class DeliveryQueueRepository {
       // Reserving later slots moved some deliveries' due times: the earliest of those counts too.
       nextClaimableAt: earliest(walk.nextClaimableAt, throttled.nextDueAt),
     };
+  }
+
+  /**
+   * Refreshes the planner's statistics of the tables the claim reads. The claim is a prepared
+   * statement: its cached plan was made for the table sizes PostgreSQL last knew, and a queue
+   * that was empty then (a fresh database, or a quiet spell) is planned with sequential scans. A
+   * burst of thousands of deliveries then makes each claim read the whole queue, for each
+   * application (600–700 ms a claim with 16,000 queued, measured), until autovacuum's next
+   * ANALYZE, which may be a minute away or more on a busy server. ANALYZE here invalidates
+   * the cached plans at once. The worker calls it when a claim was slow (DeliveryLoop).
+   */
+  async refreshPlannerStatistics(): Promise<void> {
+    await this.pg.sql('ANALYZE delivery_queue, deliveries, events');
   }
 
   /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
@@ -616,7 +648,7 @@ export class DeliveryQueueRepository {
    * operational webhook in that statement too.
    */
   async finish(
-    delivery: ClaimRef,
+    delivery: FinishRef,
     token: string,
     outcome: FinishOutcome,
     attempt: NewAttemptRecord,
@@ -640,11 +672,12 @@ export class DeliveryQueueRepository {
             return this.finishStatement(sql, items);
           });
     const recorded = new Set(rows.map((row) => row.delivery_id));
+    if (recorded.size > 0) this.finishesRecorded++;
     return items.map((item) => recorded.has(item.delivery.id));
   }
 
   private finishStatement(sql: SqlQuery, items: FinishItem[]): Promise<{ delivery_id: string }[]> {
-    return sql<{ delivery_id: string }>(FINISH_SQL, [
+    return sql<{ delivery_id: string }>(this.finishSql, [
       items.map((i) => i.delivery.id),
       items.map((i) => i.token),
       items.map((i) => i.outcome.status),
@@ -660,6 +693,7 @@ export class DeliveryQueueRepository {
       items.map((i) => (i.attempt.requestHeaders === null ? null : JSON.stringify(i.attempt.requestHeaders))),
       items.map((i) => i.exhaustedNotice?.eventId ?? null),
       items.map((i) => i.exhaustedNotice?.deliveryId ?? null),
+      items.map((i) => i.delivery.manualAttempt),
     ]);
   }
 

@@ -211,7 +211,7 @@ describe('WebhookHealthRepository', () => {
         requestHeaders: null,
       };
       const finished = await new DeliveryQueueRepository(pool).finish(
-        { id: expired, applicationId: 0, orderingKey: null },
+        { id: expired, applicationId: 0, orderingKey: null, manualAttempt: false },
         'late-worker',
         retry,
         attempt,
