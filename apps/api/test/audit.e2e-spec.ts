@@ -447,6 +447,23 @@ describe('audit log (PRODUCT.md §16)', () => {
       expect(JSON.stringify(set.changes)).toBe(JSON.stringify({ 'acw_start.filter': [null, filter] }));
       expect(removed).toMatchObject({ action: 'subscription.filter_deleted' });
       expect(JSON.stringify(removed.changes)).toBe(JSON.stringify({ 'acw_start.filter': [filter, null] }));
+
+      // A subscription deleted with its filter: the record says the filter went with it.
+      await t.http
+        .put(`${sub}/filter`)
+        .set('Authorization', tenant.key)
+        .send({ filter: { 'queue.id': 'q-2' } })
+        .expect(200);
+      await t.http.delete(sub).set('Authorization', tenant.key).expect(200);
+      const [deleted] = await recordsOf(tenant.applicationId);
+      expect(deleted).toMatchObject({
+        action: 'subscription.deleted',
+        changes: {
+          'acw_start.ensure_delivery': [false, null],
+          'acw_start.active': [true, null],
+          'acw_start.filter': [{ 'queue.id': 'q-2' }, null],
+        },
+      });
     });
 
     it('records an API key by id, name and prefix, and its revocation by its id', async () => {

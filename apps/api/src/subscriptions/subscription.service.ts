@@ -86,12 +86,18 @@ export class SubscriptionService {
   }
 }
 
-/** A subscription as audit fields, named by its event (`acw_start.active`), so a record says which one changed. */
-function subscriptionFields(subscription: SubscriptionRecord | null): Record<string, unknown> | null {
+/**
+ * A subscription as audit fields, named by its event (`acw_start.active`), so a record says which
+ * one changed; its filter too when it had one (a deletion takes it along).
+ */
+function subscriptionFields(
+  subscription: (SubscriptionRecord & { filter?: Record<string, unknown> | null }) | null,
+): Record<string, unknown> | null {
   if (subscription === null) return null;
   const event = subscription.eventType;
   return Object.fromEntries([
     [`${event}.ensure_delivery`, subscription.ensureDelivery],
     [`${event}.active`, subscription.active],
+    ...(subscription.filter ? [[`${event}.filter`, subscription.filter]] : []),
   ]);
 }

@@ -66,14 +66,19 @@ export class SubscriptionRepository {
   }
 
   /** Removes the subscription with the audit record `audit` makes of it, in one transaction; false when there was none. */
-  async delete(scope: ApplicationScope, eventType: string, audit: AuditOf<SubscriptionRecord>): Promise<boolean> {
+  /** Removes the subscription with its filter; `audit` is given both, so the record says what went. */
+  async delete(
+    scope: ApplicationScope,
+    eventType: string,
+    audit: AuditOf<SubscriptionRecord & { filter: Record<string, unknown> | null }>,
+  ): Promise<boolean> {
     try {
       await this.prisma.$transaction(async (tx) => {
         const removed = await tx.subscription.delete({
           where: { applicationId_eventType: { applicationId: scope.applicationId, eventType } },
-          select: SELECT,
+          select: { ...SELECT, filter: true },
         });
-        await createAudit(tx, audit(removed));
+        await createAudit(tx, audit({ ...removed, filter: (removed.filter as Record<string, unknown> | null) ?? null }));
       });
       return true;
     } catch (error) {
