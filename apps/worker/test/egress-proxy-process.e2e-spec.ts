@@ -65,7 +65,7 @@ describe('egress through a CONNECT proxy, worker process, https receiver', () =>
   let dir: string;
   let fixtures: TestWorker;
   let receiver: https.Server;
-  const requests: { host?: string; servername: string | false; path?: string }[] = [];
+  const requests: { host?: string; servername: string | false | null; path?: string }[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'herald-egress-tls-'));

@@ -323,7 +323,7 @@ describe('DeliveryQueueRepository', () => {
       const retryAt = new Date(Date.now() + 5_000);
       expect(
         await queue.finish(
-          { id, applicationId: app, orderingKey: null },
+          { id, applicationId: app, orderingKey: null, manualAttempt: false },
           token,
           { status: 'pending', nextAttemptAt: retryAt, now },
           attempt(),
