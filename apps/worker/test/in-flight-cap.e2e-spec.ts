@@ -137,11 +137,21 @@ describe('attempts in flight per endpoint, across worker processes', () => {
     expect(receiver.most.get('/default-cap')).toBe(ENDPOINT_CAP);
     expect(receiver.most.get('/own-cap')).toBe(OWN_CAP);
 
-    const statuses = await worker.sql<{ status: string; count: string }>(
-      'SELECT status, count(*) AS count FROM deliveries WHERE application_id = ANY($1) GROUP BY status',
-      [[shared.applicationId, own.applicationId]],
-    );
-    expect(statuses.map((row) => [row.status, Number(row.count)])).toEqual([['succeeded', EVENTS * 2]]);
+    // The receiver notes a request before its answer reaches the worker, whose finish records it
+    // a moment later: wait for the last ones to be recorded.
+    const statuses = async () =>
+      (
+        await worker.sql<{ status: string; count: string }>(
+          'SELECT status, count(*) AS count FROM deliveries WHERE application_id = ANY($1) GROUP BY status ORDER BY status',
+          [[shared.applicationId, own.applicationId]],
+        )
+      ).map((row) => [row.status, Number(row.count)]);
+    let recorded = await statuses();
+    for (let tries = 0; tries < 100 && JSON.stringify(recorded) !== JSON.stringify([['succeeded', EVENTS * 2]]); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      recorded = await statuses();
+    }
+    expect(recorded).toEqual([['succeeded', EVENTS * 2]]);
     // Every claim record with nothing left in flight is cleaned away as claims go on.
     const [{ leftover }] = await worker.sql<{ leftover: string }>(
       `SELECT count(*) AS leftover FROM endpoint_claims c
