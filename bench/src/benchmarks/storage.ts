@@ -64,9 +64,11 @@ export async function storage(context: BenchContext): Promise<BenchResult> {
       workerEnv: { HERALD_LOG_LEVEL: 'warn' },
     },
   ];
+  // HERALD_BENCH_STORAGE_SHAPES=singles,flood measures only those (profiling one shape).
+  const only = process.env.HERALD_BENCH_STORAGE_SHAPES?.split(',');
   const figures: Figure[] = [];
   const notes: string[] = [];
-  for (const shape of shapes) {
+  for (const shape of shapes.filter((s) => !only || only.includes(s.name))) {
     const measured = await measureShape(context, shape);
     figures.push(...shapeFigures(shape, measured));
     notes.push(

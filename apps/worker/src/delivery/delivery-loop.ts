@@ -13,6 +13,7 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
 import { DatabaseClock } from './database-clock';
 import { DeliveryAttempt } from './delivery-attempt';
+import { PlannerStatisticsPolicy } from './planner-statistics';
 
 /** At most this many deliveries are claimed in one statement. */
 const CLAIM_BATCH = 50;
@@ -21,13 +22,6 @@ const POLL_INTERVAL_MS = 1_000;
 const EMBEDDED_POLL_INTERVAL_MS = 250;
 /** After a database error, wait this long before claiming again. */
 const ERROR_BACKOFF_MS = 1_000;
-/**
- * A claim slower than this is planned on stale statistics (DeliveryQueueRepository.
- * refreshPlannerStatistics): a normal one takes a few milliseconds.
- */
-const SLOW_CLAIM_MS = 250;
-/** The planner's statistics are refreshed at most this often by one worker. */
-const STATISTICS_REFRESH_INTERVAL_MS = 60_000;
 /** In-flight attempts get this long to finish at shutdown; the rest are cut off and released. */
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -57,7 +51,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private claimedNextDueAt: number | null = null;
   private wakeWaiter: (() => void) | null = null;
   /** When this worker last refreshed the planner's statistics (ms), after a slow claim. */
-  private statisticsRefreshedAt = -Infinity;
+  private readonly plannerStatistics = new PlannerStatisticsPolicy();
   /** Where the next claim's walk of the applications goes on from (ClaimBatch.lastVisited). */
   private walkFrom = 0;
   /** Held throttled deliveries waiting for their slot: shutdown ends their waits. */
@@ -165,7 +159,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       afterApplicationId: this.walkFrom,
     });
     this.walkFrom = lastVisited;
-    this.refreshStatisticsIfSlow(realTime() - started);
+    this.refreshPlannerStatistics(realTime() - started, claimed.length);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
@@ -173,15 +167,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return { dealtWith: claimed.length + waiting, moreApplications };
   }
 
-  /**
-   * A slow claim means its cached plan was made for a queue far smaller than this one: refresh
-   * the statistics (at most once a minute), in the background, so the next claims are replanned.
-   */
-  private refreshStatisticsIfSlow(claimMs: number): void {
-    const now = realTime();
-    if (claimMs < SLOW_CLAIM_MS || now - this.statisticsRefreshedAt < STATISTICS_REFRESH_INTERVAL_MS) return;
-    this.statisticsRefreshedAt = now;
-    this.logger.warn({ claimMs: Math.round(claimMs) }, 'a claim was slow: refreshing the planner statistics of the queue');
+  /** Refreshes the planner's statistics when PlannerStatisticsPolicy says so, in the background. */
+  private refreshPlannerStatistics(claimMs: number, claimedRows: number): void {
+    if (!this.plannerStatistics.observeClaim(claimMs, claimedRows, realTime())) return;
+    if (claimMs >= PlannerStatisticsPolicy.SLOW_CLAIM_MS)
+      this.logger.warn({ claimMs: Math.round(claimMs) }, 'a claim was slow: refreshing the planner statistics of the queue');
     void this.queue
       .refreshPlannerStatistics()
       .catch((error) => this.logger.error({ err: error }, 'refreshing the planner statistics failed'));

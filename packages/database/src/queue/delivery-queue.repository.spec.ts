@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PgPool } from '../pg-pool';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
-import { sql } from '../testing/sql';
+import { openDatabase, sql } from '../testing/sql';
 import { shownStatus } from './queue.sql';
-import { ClaimOptions, DeliveryQueueRepository, NewAttemptRecord } from './delivery-queue.repository';
+import { CLAIM_SQL, ClaimOptions, DeliveryQueueRepository, NewAttemptRecord } from './delivery-queue.repository';
 
 /**
  * The queue's statements against a cloned database, rows written in SQL so each test states the
@@ -341,6 +341,60 @@ describe('DeliveryQueueRepository', () => {
   });
 
   describe('the claim’s plan', () => {
+    it('reads the history once per claim, even in a generic plan cached while the tables were small', async () => {
+      // Its own database: the tables must start nearly empty, whatever the other tests left.
+      const small = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+      const session = await openDatabase(small.url);
+      try {
+        await session.query(`INSERT INTO accounts (id, name) VALUES ('acc_plan', 'plan')`);
+        for (let app = 1; app <= 5; app++) {
+          await session.query(`INSERT INTO applications (id, account_id, name) VALUES ($1, 'acc_plan', 'app')`, [app]);
+          await session.query(
+            `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+             VALUES ($1, 'http://10.0.9.1:9/hook', '10.0.9.1', 1, 1, 3, 'fixed', 0, '{}')`,
+            [app],
+          );
+        }
+        const addDeliveries = (from: number, count: number, queued: boolean) =>
+          session.query(
+            `WITH e AS (
+               INSERT INTO events (id, application_id, event_type, payload, created_at)
+               SELECT 'evt_p' || lpad(i::text, 7, '0'), 1 + i % 5, 'acw_start', '{}', now() - interval '1 minute'
+                 FROM generate_series($1::int, $1::int + $2::int - 1) i RETURNING id, application_id
+             ), d AS (
+               INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+               SELECT 'dlv' || substr(id, 4), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM e RETURNING id, application_id
+             )
+             INSERT INTO delivery_queue (delivery_id, application_id, due_at)
+             SELECT id, application_id, now() - interval '1 minute' FROM d WHERE $3`,
+            [from, count, queued],
+          );
+        await addDeliveries(0, 200, true);
+        await session.query('ANALYZE');
+        await session.query(`SET plan_cache_mode = force_generic_plan`);
+        await session.query(`PREPARE small_claim AS ${CLAIM_SQL}`);
+        const execute = (token: string) =>
+          `EXECUTE small_claim(now(), '{}', 50, '${token}', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128)`;
+        // The generic plan is made here, for 20 deliveries, and kept: nothing invalidates it.
+        await session.query(execute('first'));
+        await session.query(`UPDATE delivery_queue SET lease_token = NULL, lease_until = NULL`);
+        // The history grows (no ANALYZE): 20,000 finished deliveries.
+        await addDeliveries(200, 20_000, false);
+        const plan = (await session.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${execute('second')}`)).map(
+          (row) => row['QUERY PLAN'],
+        );
+        expect(plan.join('\n')).toContain('rows=50 ');
+        // Whatever the plan reads deliveries with (a scan cached for a small table is allowed),
+        // it reads it once: the join that let a scan run once per lease cost 70 ms a claim.
+        const readsOfDeliveries = plan.filter((line) => / on deliveries /.test(line));
+        expect(readsOfDeliveries.length).toBeGreaterThan(0);
+        for (const line of readsOfDeliveries) expect(line).toMatch(/loops=1\)/);
+      } finally {
+        await session.close();
+        await small.drop();
+      }
+    });
+
     it('refreshPlannerStatistics analyzes the tables the claim reads, so a plan made for an empty queue is made again', async () => {
       const counts = () =>
         sql<{ relname: string; analyzed: string }>(
