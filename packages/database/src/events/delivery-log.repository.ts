@@ -12,6 +12,7 @@ import {
   cancelDequeued,
   enqueue,
   leased,
+  ready,
   shownStatus,
   unblockNext,
 } from '../queue/queue.sql';
@@ -270,6 +271,8 @@ export class DeliveryLogRepository {
         cancelDequeued(
           `DELETE FROM delivery_queue q
           WHERE q.application_id = $1 AND q.destination = 'webhook' AND NOT ${leased('q', '$2')}
+            -- Every such entry, through the two indexes that hold them between them.
+            AND (${ready('q')} OR q.paused OR q.blocked)
             AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM deliveries d
                                               WHERE d.id = q.delivery_id AND d.event_type = $3 AND NOT d.ignores_subscription))
          RETURNING ${DEQUEUED_COLUMNS}`,

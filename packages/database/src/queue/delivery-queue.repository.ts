@@ -12,6 +12,7 @@ import {
   enqueue,
   leased,
   liveLeases,
+  ready,
   recordClaims,
   tryClaimLock,
   unblockNext,
@@ -237,22 +238,17 @@ const LOAD_CONTEXTS = preparedStatement(
   `SELECT ${contextColumns('d')} FROM deliveries d ${contextJoins('d')} WHERE d.id = ANY($2::text[])`,
 );
 
-/** The predicate of delivery_queue_ready_idx: entries the claim's walk reads, for the queue row `q`. */
-function READY(q: string): string {
-  return `NOT ${q}.paused AND NOT ${q}.blocked AND ${q}.destination = 'webhook'`;
-}
-
 /** The walk's first step: the first application (with its earliest ready entry) where `where` holds. */
 function firstReadyApplication(where: string, visited: string): string {
   return `(SELECT q.application_id, q.due_at AS head_due_at, ${visited} AS visited FROM delivery_queue q
-            WHERE ${READY('q')} AND ${where}
+            WHERE ${ready('q')} AND ${where}
             ORDER BY q.application_id, q.due_at LIMIT 1)`;
 }
 
 /** The walk's next step: the application after `previous` (with its earliest ready entry); one index probe. */
 function nextReadyApplication(previous: string, andWhere: string): string {
   return `SELECT q.application_id, q.due_at FROM delivery_queue q
-           WHERE ${READY('q')} AND q.application_id > ${previous} ${andWhere}
+           WHERE ${ready('q')} AND q.application_id > ${previous} ${andWhere}
            ORDER BY q.application_id, q.due_at LIMIT 1`;
 }
 
@@ -338,7 +334,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
            FROM room r CROSS JOIN LATERAL (
              SELECT q.delivery_id, q.due_at
                FROM delivery_queue q
-              WHERE q.application_id = r.application_id AND ${READY('q')} AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
+              WHERE q.application_id = r.application_id AND ${ready('q')} AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
               -- A throttled webhook's due rows all go to the throttle's statement, which holds no
               -- more than the room and reserves later slots for the rest.
               -- An endpoint with less than a quarter of its cap free is left until it has: topping
@@ -390,7 +386,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          SELECT LEAST((SELECT min(head_due_at) FROM visited WHERE head_due_at > $1),
                       (SELECT min(n.due_at) FROM served s CROSS JOIN LATERAL (
                          SELECT q.due_at FROM delivery_queue q
-                          WHERE q.application_id = s.application_id AND ${READY('q')} AND q.due_at > $1
+                          WHERE q.application_id = s.application_id AND ${ready('q')} AND q.due_at > $1
                           ORDER BY q.due_at LIMIT 1) n),
                       (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,

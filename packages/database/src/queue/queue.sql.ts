@@ -25,6 +25,16 @@ export function leased(q: string, now: string): string {
 }
 
 /**
+ * The predicate of delivery_queue_ready_idx, for the queue row `q`: the entries the claim's walk
+ * reads. The others (paused, blocked behind their key's head, the operator's) are in
+ * delivery_queue_parked_idx; a statement over all of an application's entries names both arms,
+ * `(ready(q) OR …)`, so PostgreSQL reads it as a BitmapOr of the two indexes.
+ */
+export function ready(q: string): string {
+  return `(NOT ${q}.paused AND NOT ${q}.blocked AND ${q}.destination = 'webhook')`;
+}
+
+/**
  * Ordering keys (PRODUCT.md §13). A key's deliveries are in the queue in the order of
  * `sequence`; all but the first (its head) are `blocked`, out of the claim's due index. Whoever
  * takes a key's head out of the queue (a finish, a cancel, a manual retry that lets it go first)

@@ -5,7 +5,7 @@ import { AuditOf, insertAudit } from '../audit/audit.sql';
 import { PgPool, SqlQuery } from '../pg-pool';
 import { queueOperationalNotice } from '../events/operational-webhook.repository';
 import { ApplicationScope } from '../records';
-import { leased } from './queue.sql';
+import { leased, ready } from './queue.sql';
 
 /** Ids for the operational notice a state change may queue (the caller's IdGenerator makes them). */
 export type NoticeIds = () => { eventId: string; deliveryId: string };
@@ -38,6 +38,8 @@ const PAUSE_BATCH_SQL = `
   WITH batch AS (
     SELECT delivery_id FROM delivery_queue q
      WHERE application_id = $1 AND NOT paused AND destination = 'webhook' AND NOT ${leased('q', '$2')}
+       -- Those in the claim's walk or blocked behind their key's head: each arm an index's.
+       AND (${ready('q')} OR q.blocked)
      LIMIT $3 FOR UPDATE SKIP LOCKED
   ), parked AS (
     UPDATE delivery_queue q SET paused = true, lease_token = NULL, lease_until = NULL
