@@ -52,3 +52,14 @@ describe('PgPool.transaction', () => {
     expect(await pool.sql('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 });
+
+describe('PgPool sessions', () => {
+  it('run without JIT compilation on a PostgreSQL server, whatever the server’s own setting', async () => {
+    const pool = new PgPool({ url: testServerUrl(), poolSize: 1 });
+    try {
+      expect((await pool.sql<{ jit: string }>('SHOW jit'))[0].jit).toBe('off');
+    } finally {
+      await pool.onApplicationShutdown();
+    }
+  });
+});

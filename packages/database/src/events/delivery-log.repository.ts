@@ -65,7 +65,7 @@ const RECOVER_BATCH_SQL = `
     UPDATE deliveries d
        SET status = 'pending', next_attempt_at = $6, updated_at = $6, manual_attempt = true
       FROM batch b
-     WHERE d.id = b.id AND d.status = 'failed'
+     WHERE d.application_id = $1 AND d.id = b.id AND d.status = 'failed'
     RETURNING d.id, d.application_id, d.destination, d.next_attempt_at, d.status
   ), queued AS (
     ${enqueue('requeued')}
@@ -125,8 +125,8 @@ export class DeliveryLogRepository {
     const rows = await this.pg.sql<{ delivery_id: string; started_at: Date; response_status: number | null; error: string | null }>(
       `SELECT DISTINCT ON (a.delivery_id) a.delivery_id, a.started_at, a.response_status, a.error
          FROM delivery_attempts a
-         JOIN deliveries d ON d.id = a.delivery_id
-        WHERE a.delivery_id = ANY($1::text[]) AND d.application_id = $2
+         JOIN deliveries d ON d.application_id = $2 AND d.id = a.delivery_id
+        WHERE a.delivery_id = ANY($1::text[])
         ORDER BY a.delivery_id, a.number DESC`,
       [ids, scope.applicationId],
     );
@@ -214,7 +214,7 @@ export class DeliveryLogRepository {
       const [after] = await sql<DeliveryRecord>(
         `WITH requested AS (
            UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2, manual_attempt = manual_attempt OR $3
-            WHERE id = $1
+            WHERE application_id = $4 AND id = $1
            RETURNING ${ENQUEUED_COLUMNS}, event_id, event_type, attempt_count, created_at
          ), queued AS (
            ${
@@ -226,7 +226,7 @@ export class DeliveryLogRepository {
            }
          ), ${unblockNext('queued')}
          SELECT ${deliveryColumns('requested', null)} FROM requested`,
-        [id, now, before !== 'pending'],
+        [id, now, before !== 'pending', scope.applicationId],
       );
       await sql(`SELECT pg_notify($1, '')::text`, [DELIVERY_CHANNEL]);
       return { before, after };
@@ -274,7 +274,7 @@ export class DeliveryLogRepository {
             -- Every such entry, through the two indexes that hold them between them.
             AND (${ready('q')} OR q.paused OR q.blocked)
             AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM deliveries d
-                                              WHERE d.id = q.delivery_id AND d.event_type = $3 AND NOT d.ignores_subscription))
+                                              WHERE d.application_id = q.application_id AND d.id = q.delivery_id AND d.event_type = $3 AND NOT d.ignores_subscription))
          RETURNING ${DEQUEUED_COLUMNS}`,
           '$2',
         ),

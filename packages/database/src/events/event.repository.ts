@@ -158,7 +158,7 @@ const FIRST_OF_KEYS_SQL = `
          ARRAY(SELECT d.id FROM deliveries d WHERE d.event_id = k.event_id ORDER BY d.id) AS delivery_ids
     FROM unnest($1::int[], $2::text[]) AS t(application_id, key)
     JOIN idempotency_keys k ON k.application_id = t.application_id AND k.key = t.key
-    LEFT JOIN events e ON e.id = k.event_id`;
+    LEFT JOIN events e ON e.application_id = k.application_id AND e.id = k.event_id`;
 
 /**
  * A new delivery of a stored event under today's webhook and subscription, exactly as a publish

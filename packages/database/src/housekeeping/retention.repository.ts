@@ -44,18 +44,18 @@ export const RETENTION_LOCK_KEY = 72_707_369_002;
  */
 const REMOVE_DELIVERIES_SQL = `
   WITH seen AS (
-    SELECT e.id, e.created_at FROM events e
+    SELECT e.application_id, e.id, e.created_at FROM events e
      WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
      ORDER BY e.created_at, e.id
      LIMIT $2
   ), doomed AS (
-    SELECT d.id FROM seen s JOIN deliveries d ON d.event_id = s.id
+    SELECT d.application_id, d.id FROM seen s JOIN deliveries d ON d.event_id = s.id AND d.application_id = s.application_id
      WHERE d.status IN ('succeeded', 'failed', 'cancelled') AND d.updated_at < $1
        FOR UPDATE OF d SKIP LOCKED
   ), attempts AS (
     DELETE FROM delivery_attempts a USING doomed WHERE a.delivery_id = doomed.id RETURNING 1
   ), removed AS (
-    DELETE FROM deliveries d USING doomed WHERE d.id = doomed.id RETURNING 1
+    DELETE FROM deliveries d USING doomed WHERE d.application_id = doomed.application_id AND d.id = doomed.id RETURNING 1
   ), last AS (
     SELECT created_at, id FROM seen ORDER BY created_at DESC, id DESC LIMIT 1
   )
@@ -72,14 +72,14 @@ const REMOVE_DELIVERIES_SQL = `
  */
 const REMOVE_EVENTS_SQL = `
   WITH seen AS (
-    SELECT e.id FROM events e
+    SELECT e.application_id, e.id FROM events e
      WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
      ORDER BY e.created_at, e.id
      LIMIT $2
   ), doomed AS (
-    SELECT s.id FROM seen s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = s.id)
+    SELECT s.application_id, s.id FROM seen s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = s.id)
   )
-  DELETE FROM events e USING doomed WHERE e.id = doomed.id RETURNING e.id`;
+  DELETE FROM events e USING doomed WHERE e.application_id = doomed.application_id AND e.id = doomed.id RETURNING e.id`;
 
 /** One batch of the oldest audit records before $1, through their `at` index. $2 batch size. */
 const REMOVE_AUDIT_SQL = `

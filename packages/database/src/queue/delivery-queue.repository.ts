@@ -224,9 +224,12 @@ function contextColumns(d: string): string {
           ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret`;
 }
 
-/** The joins contextColumns reads; no event (it cannot happen: a foreign key) leaves its columns null. */
-function contextJoins(d: string): string {
-  return `LEFT JOIN events e ON e.id = ${d}.event_id
+/**
+ * The joins contextColumns reads; no event (it cannot happen: a foreign key) leaves its columns
+ * null. `events` is the relation the events are read from: the table, or the claim's own rows of it.
+ */
+function contextJoins(d: string, events = 'events'): string {
+  return `LEFT JOIN ${events} e ON e.application_id = ${d}.application_id AND e.id = ${d}.event_id
           LEFT JOIN webhooks w ON w.application_id = ${d}.application_id AND ${d}.destination = 'webhook'
           LEFT JOIN subscriptions s ON s.application_id = ${d}.application_id AND s.event_type = ${d}.event_type AND ${d}.destination = 'webhook'
           LEFT JOIN operational_webhook ow ON ${d}.destination = 'operational'`;
@@ -235,7 +238,9 @@ function contextJoins(d: string): string {
 /** Contexts of the deliveries $2, now $1 (loadContexts). */
 const LOAD_CONTEXTS = preparedStatement(
   'load_contexts',
-  `SELECT ${contextColumns('d')} FROM deliveries d ${contextJoins('d')} WHERE d.id = ANY($2::text[])`,
+  `SELECT ${contextColumns('d')}
+     FROM delivery_queue q JOIN deliveries d ON d.application_id = q.application_id AND d.id = q.delivery_id ${contextJoins('d')}
+    WHERE q.delivery_id = ANY($2::text[])`,
 );
 
 /** The walk's first step: the first application (with its earliest ready entry) where `where` holds. */
@@ -374,12 +379,14 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          DELETE FROM endpoint_claims c USING claims s
           WHERE c.application_id = s.application_id AND c.lease_token = s.lease_token AND s.live = 0
        ), claimed AS MATERIALIZED (
-         -- By key, as an array, and read once (materialized, no join to deliveries): a generic plan
-         -- cached while the table was small reads it with a sequential scan, and a join let that
-         -- scan run once per lease and per fitting row (70 ms a claim with 10,000 deliveries).
-         SELECT d.*, (SELECT l.ordering_key FROM leases l WHERE l.delivery_id = d.id) AS queue_ordering_key
-           FROM deliveries d
-          WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leases))
+         -- By key, and read once (materialized): inlined into the query below, a generic plan
+         -- cached while deliveries was small ran a scan of it once per lease and per fitting row
+         -- (70 ms a claim with 10,000 deliveries).
+         SELECT d.*, l.ordering_key AS queue_ordering_key
+           FROM leases l JOIN deliveries d ON d.application_id = l.application_id AND d.id = l.delivery_id
+       ), claimed_events AS MATERIALIZED (
+         -- Their events, read once by key too, for the same reason.
+         SELECT e.* FROM claimed c JOIN events e ON e.application_id = c.application_id AND e.id = c.event_id
        ), walk AS (
          -- The earliest of: applications whose first entry is still to come, the next entry of
          -- each one served (behind its leased or claimed ones), and the operator's notices.
@@ -398,7 +405,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          FROM walk
          LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
-         ${contextJoins('c')}
+         ${contextJoins('c', 'claimed_events')}
         -- Round-robin, as picked: every application's first, then every second.
         ORDER BY fitting.n, fitting.due_at, fitting.id`;
 
@@ -433,14 +440,16 @@ const finishSql = (statistics: boolean) => `WITH input AS (
          UPDATE delivery_queue q SET due_at = i.next_attempt_at, lease_token = NULL, lease_until = NULL
            FROM input i
           WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status = 'pending'
-         RETURNING q.delivery_id
+         RETURNING q.delivery_id, q.application_id
        ), finished AS (
+         -- The deliveries whose queue entries this finish took or moved on, by their key (the
+         -- queue entry names the application).
          UPDATE deliveries d
             SET status = i.status::delivery_status, attempt_count = d.attempt_count + 1, next_attempt_at = i.next_attempt_at,
                 manual_attempt = false, updated_at = i.finished_at
-           FROM input i
-          WHERE d.id = i.delivery_id
-            AND i.delivery_id IN (SELECT delivery_id FROM dequeued UNION ALL SELECT delivery_id FROM rescheduled)
+           FROM (SELECT delivery_id, application_id FROM dequeued UNION ALL SELECT delivery_id, application_id FROM rescheduled) x
+           JOIN input i ON i.delivery_id = x.delivery_id
+          WHERE d.application_id = x.application_id AND d.id = x.delivery_id
          RETURNING d.id, d.attempt_count, d.application_id, d.event_id, d.event_type, d.destination
        ), streaks AS (
          -- Each webhook's failure streak (PRODUCT.md §10, auto-disable): a success in the batch
@@ -719,9 +728,10 @@ export class DeliveryQueueRepository {
     const rows = await this.pg.sql(
       `WITH parked AS (
          UPDATE delivery_queue SET paused = true, lease_token = NULL, lease_until = NULL
-          WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id
+          WHERE delivery_id = $2 AND lease_token = $3 RETURNING delivery_id, application_id
        )
-       UPDATE deliveries d SET status = 'paused', updated_at = $1 FROM parked WHERE d.id = parked.delivery_id RETURNING d.id`,
+       UPDATE deliveries d SET status = 'paused', updated_at = $1
+         FROM parked WHERE d.application_id = parked.application_id AND d.id = parked.delivery_id RETURNING d.id`,
       [now, deliveryId, token],
     );
     return rows.length > 0;

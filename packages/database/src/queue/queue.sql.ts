@@ -82,7 +82,7 @@ export function unblockNext(removed: string): string {
 export function cancelDequeued(dequeue: string, now: string): string {
   return `WITH dequeued AS (${dequeue}), ${unblockNext('dequeued')}
           UPDATE deliveries d SET status = 'cancelled', next_attempt_at = NULL, updated_at = ${now}
-            FROM dequeued WHERE d.id = dequeued.delivery_id
+            FROM dequeued WHERE d.application_id = dequeued.application_id AND d.id = dequeued.delivery_id
           RETURNING d.id`;
 }
 

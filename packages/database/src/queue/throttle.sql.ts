@@ -117,7 +117,7 @@ export const CLAIM_THROTTLED_SQL = `
          throttle_slot_at = CASE WHEN x.hold THEN NULL ELSE x.slot END,
          slot_reserved_at = CASE WHEN x.hold THEN NULL ELSE $1::timestamptz END
     FROM decided x, clock, deliveries d
-   WHERE q.delivery_id = x.id AND d.id = q.delivery_id
+   WHERE q.delivery_id = x.id AND d.application_id = q.application_id AND d.id = q.delivery_id
   RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
             q.due_at AS next_attempt_at, q.ordering_key,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,

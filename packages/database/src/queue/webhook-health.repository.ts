@@ -45,7 +45,7 @@ const PAUSE_BATCH_SQL = `
     UPDATE delivery_queue q SET paused = true, lease_token = NULL, lease_until = NULL
       FROM batch WHERE q.delivery_id = batch.delivery_id RETURNING q.delivery_id
   )
-  UPDATE deliveries d SET status = 'paused', updated_at = $2 FROM parked WHERE d.id = parked.delivery_id
+  UPDATE deliveries d SET status = 'paused', updated_at = $2 FROM parked WHERE d.application_id = $1 AND d.id = parked.delivery_id
   RETURNING d.id`;
 
 /**
@@ -59,7 +59,7 @@ const RESUME_BATCH_SQL = `
     SELECT delivery_id FROM delivery_queue WHERE application_id = $1 AND paused LIMIT $3 FOR UPDATE SKIP LOCKED
   ), resumed AS (
     UPDATE deliveries d SET status = 'pending', next_attempt_at = d.created_at, updated_at = $2
-      FROM batch WHERE d.id = batch.delivery_id
+      FROM batch WHERE d.application_id = $1 AND d.id = batch.delivery_id
     RETURNING d.id, d.created_at
   )
   UPDATE delivery_queue q SET paused = false, due_at = r.created_at FROM resumed r WHERE q.delivery_id = r.id

@@ -25,7 +25,7 @@ const CLEAR_RESERVED_SLOTS_SQL = `
      SET throttle_slot_at = NULL, slot_reserved_at = NULL,
          due_at = CASE WHEN q.paused THEN q.due_at ELSE d.created_at END
     FROM batch, deliveries d
-   WHERE q.delivery_id = batch.delivery_id AND d.id = q.delivery_id AND q.throttle_slot_at IS NOT NULL AND q.slot_reserved_at < $2
+   WHERE q.delivery_id = batch.delivery_id AND d.application_id = q.application_id AND d.id = q.delivery_id AND q.throttle_slot_at IS NOT NULL AND q.slot_reserved_at < $2
   RETURNING CASE WHEN q.paused THEN 'paused' ELSE 'pending' END AS status`;
 
 /** A webhook's own limits: its throttle (§10) and its cap on attempts in flight (§17); null: none of its own. */
