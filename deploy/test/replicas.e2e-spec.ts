@@ -203,7 +203,7 @@ describe('2 api and 3 worker processes on one PostgreSQL (PRODUCT.md §18)', () 
       `SELECT d.id AS delivery_id, d.event_id, d.status::text AS status,
               coalesce(array_agg(a.response_status ORDER BY a.number) FILTER (WHERE a.number IS NOT NULL), '{}') AS attempts
          FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id
-        WHERE d.application_id = $1 GROUP BY d.id`,
+        WHERE d.application_id = $1 GROUP BY d.application_id, d.id`,
       [applicationId],
     );
     return rows;

@@ -1,6 +1,6 @@
 import { PgPool, RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY } from '@herald/database/queue';
 import { Sink } from '@herald/testing';
-import type { DeliveryStatus } from '@herald/core';
+import { firstIdAt, type DeliveryStatus } from '@herald/core';
 import { setDeliveryStatus } from '@herald/database/testing';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import { RetentionJob } from '../src/jobs/retention-job';
@@ -15,6 +15,19 @@ describe('retention', () => {
   const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
   const exists = async (table: 'deliveries' | 'events', id: string) =>
     (await worker.sql(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).length === 1;
+  /**
+   * Makes the event `eventId` `days` old as if it had been published then: its created_at and its
+   * id, a ULID whose first ten characters are its time (retention reads the age there). Its
+   * deliveries follow the new id (the foreign key cascades). Returns the new id.
+   */
+  const ageEvent = async (eventId: string, days: number) => {
+    const at = daysAgo(days);
+    const [{ id }] = await worker.sql<{ id: string }>(
+      `UPDATE events SET created_at = $2, id = $3 || substr(id, 15) WHERE id = $1 RETURNING id`,
+      [eventId, at, firstIdAt('evt', at)],
+    );
+    return id;
+  };
 
   beforeAll(async () => {
     sink = await new Sink().start();
@@ -37,8 +50,7 @@ describe('retention', () => {
         WHERE delivery_id = $1`,
       [id],
     );
-    await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [eventId, daysAgo(days)]);
-    return { deliveryId: id, eventId };
+    return { deliveryId: id, eventId: await ageEvent(eventId, days) };
   }
 
   it('removes finished deliveries, their attempts and their events past the period; keeps the rest', async () => {
@@ -59,7 +71,7 @@ describe('retention', () => {
     const [oldLone, recentLone] = await worker.sql<{ id: string }>('SELECT id FROM events WHERE application_id = $1 ORDER BY id', [
       unsubscribed.applicationId,
     ]);
-    await worker.sql('UPDATE events SET created_at = $2 WHERE id = $1', [oldLone.id, daysAgo(31)]);
+    oldLone.id = await ageEvent(oldLone.id, 31);
     // Portal links: expired or revoked before the period go; a working one and one that stopped recently stay.
     const link = (id: string, expiresDaysAgo: number, revokedDaysAgo: number | null) =>
       worker.sql(
@@ -114,17 +126,17 @@ describe('retention', () => {
     const app = await worker.application({ url: sink.url() });
     const waiting = await aged(60, 'pending', app);
     const count = RETENTION_BATCH_SIZE * 2 + 11;
-    // Old events, each with one finished delivery, built in SQL.
+    // Old events, each with one finished delivery, built in SQL, their ids made at their times.
+    const times = Array.from({ length: count }, (_, n) => new Date(daysAgo(40).getTime() + n * 1000));
     await worker.sql(
       `WITH made AS (
          INSERT INTO events (id, application_id, event_type, payload, created_at)
-         SELECT 'evt_old' || lpad(n::text, 6, '0'), $1, 'acw_start', '{}', now() - interval '40 days' + n * interval '1 second'
-           FROM generate_series(1, $2::int) AS n
+         SELECT id, $1, 'acw_start', '{}', at FROM unnest($2::text[], $3::timestamptz[]) AS t(id, at)
          RETURNING id, created_at
        )
        INSERT INTO deliveries (id, event_id, application_id, event_type, status, created_at, updated_at)
        SELECT 'dlv' || substr(id, 4), id, $1, 'acw_start', 'succeeded', created_at, created_at FROM made`,
-      [app.applicationId, count],
+      [app.applicationId, times.map((at, n) => `${firstIdAt('evt', at)}${String(n).padStart(16, '0')}`), times],
     );
     const removed = await worker.inWorker(RetentionJob).runOnce();
     expect(removed).toEqual({ deliveries: count, attempts: 0, events: count, portalLinks: 0, auditRecords: 0, statistics: 0 });

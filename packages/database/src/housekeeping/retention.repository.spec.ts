@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '@herald/core';
+import { firstIdAt, type DeliveryStatus } from '@herald/core';
 import { PgPool } from '../pg-pool';
 import { setDeliveryStatus } from '../testing/delivery-state';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
@@ -46,8 +46,12 @@ describe('RetentionRepository', () => {
     return id;
   }
 
-  /** An event of `applicationId` created at `createdAt` (the id given, or a new one); its id. */
-  async function event(applicationId: number, createdAt: Date, id = `evt_${nextRow++}`): Promise<string> {
+  /**
+   * An event of `applicationId` created at `createdAt`, its id made then as Herald makes ids (a
+   * ULID: the time, then `random`, by default a new one); its id.
+   */
+  async function event(applicationId: number, createdAt: Date, random = String(nextRow++).padStart(16, '0')): Promise<string> {
+    const id = `${firstIdAt('evt', createdAt)}${random}`;
     await sql(db.url, `INSERT INTO events (id, application_id, event_type, payload, created_at) VALUES ($1, $2, 'acw_start', '{}', $3)`, [
       id,
       applicationId,
@@ -145,31 +149,37 @@ describe('RetentionRepository', () => {
     expect(queued).toHaveLength(4);
   });
 
-  it('walks every old event in batches of batchSize, past events it keeps and events created at the same instant', async () => {
+  it('walks every old event of every application in batches of batchSize, past events it keeps and events made in the same millisecond', async () => {
     const now = new Date();
     const cutoff = new Date(now.getTime() - 30 * DAY);
     const app = await application();
+    const next = await application();
     // The two oldest keep unfinished deliveries: the walk goes on past them.
     const kept = [await event(app, new Date(now.getTime() - 50 * DAY)), await event(app, new Date(now.getTime() - 49 * DAY))];
     for (const id of kept) await delivery(id, 'pending', now);
-    // Three at one instant, so a batch ends between events of the same created_at (the keyset's id breaks the tie).
+    // Three in one millisecond, so a batch ends between ids of the same time (their random part orders them).
     const instant = new Date(now.getTime() - 45 * DAY);
     const same = [
-      await event(app, instant, 'evt_same_c'),
-      await event(app, instant, 'evt_same_a'),
-      await event(app, instant, 'evt_same_b'),
+      await event(app, instant, '000000000000000c'),
+      await event(app, instant, '000000000000000a'),
+      await event(app, instant, '000000000000000b'),
     ];
     const finished = [await event(app, new Date(now.getTime() - 40 * DAY)), await event(app, new Date(now.getTime() - 35 * DAY))];
-    for (const id of [...same, ...finished]) await delivery(id, 'succeeded', new Date(now.getTime() - 31 * DAY), 1);
+    // The next application's, older than the first's: the walk takes applications in turn, not all by age.
+    const nextOnes = [await event(next, new Date(now.getTime() - 60 * DAY)), await event(next, new Date(now.getTime() - 31 * DAY))];
+    // Made after the cutoff: kept, however its row was written.
+    const young = await event(next, new Date(now.getTime() - 29 * DAY));
+    for (const id of [...same, ...finished, ...nextOnes]) await delivery(id, 'succeeded', new Date(now.getTime() - 31 * DAY), 1);
     const batches: RemovedRows[] = [];
 
     const removed = await retention.removeOlderThan(cutoff, { batchSize: 2, afterBatch: (batch) => void batches.push(batch) });
 
-    expect(removed).toEqual({ deliveries: 5, attempts: 5, events: 5, portalLinks: 0, auditRecords: 0, statistics: 0 });
-    expect(await existing('events', [...kept, ...same, ...finished])).toEqual([...kept].sort());
-    // 7 old events, 2 a batch: four batches (the last one short), then the portal links.
+    expect(removed).toEqual({ deliveries: 7, attempts: 7, events: 7, portalLinks: 0, auditRecords: 0, statistics: 0 });
+    expect(await existing('events', [...kept, ...same, ...finished, ...nextOnes, young])).toEqual([...kept, young].sort());
+    // 9 old events, 2 a batch, by key: five batches (the last one short), then the portal links.
     expect(batches).toEqual([
       { deliveries: 0, attempts: 0, events: 0, portalLinks: 0, auditRecords: 0, statistics: 0 },
+      { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 },
       { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 },
       { deliveries: 2, attempts: 2, events: 2, portalLinks: 0, auditRecords: 0, statistics: 0 },
       { deliveries: 1, attempts: 1, events: 1, portalLinks: 0, auditRecords: 0, statistics: 0 },

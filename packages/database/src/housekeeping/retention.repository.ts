@@ -1,3 +1,4 @@
+import { firstIdAt } from '@herald/core';
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyDatabaseError } from '../database-errors';
@@ -33,34 +34,50 @@ export const RETENTION_MIN_PAUSE_MS = 10;
 export const RETENTION_LOCK_KEY = 72_707_369_002;
 
 /**
- * One batch of retention, read through the events' created_at index: the next events created
- * before $1 after the keyset ($3 created_at, $4 id), oldest first. Their deliveries that finished
- * (succeeded, failed, cancelled) before $1 go, with their attempts (through the attempts'
- * (delivery_id, number) index: there is no cascade, see the schema). A delivery is never older
- * than its event, so no other delivery can be due for removal. Unfinished deliveries (those in
- * the queue) never are; rows a manual retry has locked are skipped and checked again under the
- * lock. Deliveries are found through their events, not through an index of their own status or
- * update time: such an index would make every attempt's update of `deliveries` a non-HOT one.
+ * The batch both statements of one round of retention look at: the next $1 events made before
+ * the cutoff, after the keyset ($2 application, $3 id), by the events' key (application_id, id).
+ * Applications are taken in order, and each one's events up to $4, the first id of the cutoff's
+ * millisecond: ids are ULIDs whose first ten characters are the time they were made, so no
+ * index of the events' age is needed (every publish wrote one, ARCHITECTURE.md "Keys"). An
+ * application without old events costs one probe of the key.
+ */
+const SEEN_SQL = `
+  seen AS MATERIALIZED (
+    SELECT e.application_id, e.id, e.created_at
+      FROM applications a
+      CROSS JOIN LATERAL (
+        SELECT e.application_id, e.id, e.created_at FROM events e
+         WHERE e.application_id = a.id AND e.id < $4::text AND (a.id > $2::int OR e.id > $3::text)
+         ORDER BY e.id
+         LIMIT $1::int) e
+     WHERE a.id >= $2::int
+     ORDER BY a.id, e.id
+     LIMIT $1::int
+  )`;
+
+/**
+ * One batch of retention (SEEN_SQL): the deliveries of those events that finished (succeeded,
+ * failed, cancelled) before $5, the cutoff, go, with their attempts (through the attempts' (delivery_id,
+ * number) key: there is no cascade, see the schema). A delivery is never older than its event,
+ * so no other delivery can be due for removal. Unfinished deliveries (those in the queue) never
+ * are; rows a manual retry has locked are skipped and checked again under the lock. Deliveries
+ * are found through their events, not through an index of their own status or update time: such
+ * an index would make every attempt's update of `deliveries` a non-HOT one.
  */
 const REMOVE_DELIVERIES_SQL = `
-  WITH seen AS (
-    SELECT e.application_id, e.id, e.created_at FROM events e
-     WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
-     ORDER BY e.created_at, e.id
-     LIMIT $2
-  ), doomed AS (
+  WITH ${SEEN_SQL}, doomed AS (
     SELECT d.application_id, d.id FROM seen s JOIN deliveries d ON d.event_id = s.id AND d.application_id = s.application_id
-     WHERE d.status IN ('succeeded', 'failed', 'cancelled') AND d.updated_at < $1
+     WHERE d.status IN ('succeeded', 'failed', 'cancelled') AND d.updated_at < $5
        FOR UPDATE OF d SKIP LOCKED
   ), attempts AS (
     DELETE FROM delivery_attempts a USING doomed WHERE a.delivery_id = doomed.id RETURNING 1
   ), removed AS (
     DELETE FROM deliveries d USING doomed WHERE d.application_id = doomed.application_id AND d.id = doomed.id RETURNING 1
   ), last AS (
-    SELECT created_at, id FROM seen ORDER BY created_at DESC, id DESC LIMIT 1
+    SELECT application_id, id FROM seen ORDER BY application_id DESC, id DESC LIMIT 1
   )
   SELECT (SELECT count(*) FROM removed)::int AS removed, (SELECT count(*) FROM attempts)::int AS attempts,
-         (SELECT count(*) FROM seen)::int AS seen, (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`;
+         (SELECT count(*) FROM seen)::int AS seen, (SELECT application_id FROM last) AS last_application_id, (SELECT id FROM last) AS last_id`;
 
 /**
  * The events of the same batch (REMOVE_DELIVERIES_SQL has removed what it could of their
@@ -71,12 +88,7 @@ const REMOVE_DELIVERIES_SQL = `
  * taking the new delivery with it, and the statement is run again (removeBatch).
  */
 const REMOVE_EVENTS_SQL = `
-  WITH seen AS (
-    SELECT e.application_id, e.id FROM events e
-     WHERE e.created_at < $1 AND (e.created_at, e.id) > ($3::timestamptz, $4::text)
-     ORDER BY e.created_at, e.id
-     LIMIT $2
-  ), doomed AS (
+  WITH ${SEEN_SQL}, doomed AS (
     SELECT s.application_id, s.id FROM seen s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = s.id)
   )
   DELETE FROM events e USING doomed WHERE e.application_id = doomed.application_id AND e.id = doomed.id RETURNING e.id`;
@@ -132,7 +144,7 @@ export class RetentionRepository {
         await sleep(Math.max(RETENTION_MIN_PAUSE_MS, busyMs * RETENTION_PAUSE_PER_BATCH_TIME));
         return result;
       };
-      let after: { createdAt: Date; id: string } | null = null;
+      let after: EventKey | null = null;
       do {
         const batch = await paced(
           () => removeBatch(sql, cutoff, after, batchSize),
@@ -173,6 +185,12 @@ export class RetentionRepository {
   }
 }
 
+/** An event's key: where one batch of retention ended and the next begins. */
+interface EventKey {
+  applicationId: number;
+  id: string;
+}
+
 /**
  * One batch of old events after the keyset `after`: their finished deliveries, then the events
  * left without any; `next` is null once every old event has been looked at.
@@ -180,24 +198,24 @@ export class RetentionRepository {
 async function removeBatch(
   sql: SqlQuery,
   cutoff: Date,
-  after: { createdAt: Date; id: string } | null,
+  after: EventKey | null,
   limit: number,
-): Promise<{ deliveries: number; attempts: number; events: number; next: { createdAt: Date; id: string } | null }> {
-  const values = [cutoff, limit, after?.createdAt ?? new Date(0), after?.id ?? ''];
-  type Batch = { removed: number; attempts: number; seen: number; last_created_at: Date | null; last_id: string | null };
-  const [batch] = await sql<Batch>(REMOVE_DELIVERIES_SQL, values);
+): Promise<{ deliveries: number; attempts: number; events: number; next: EventKey | null }> {
+  const seen = [limit, after?.applicationId ?? -2_147_483_648, after?.id ?? '', firstIdAt('evt', cutoff)];
+  type Batch = { removed: number; attempts: number; seen: number; last_application_id: number | null; last_id: string | null };
+  const [batch] = await sql<Batch>(REMOVE_DELIVERIES_SQL, [...seen, cutoff]);
   let events: number;
   try {
-    events = (await sql(REMOVE_EVENTS_SQL, values)).length;
+    events = (await sql(REMOVE_EVENTS_SQL, seen)).length;
   } catch (error) {
     // A replay gave an old event a delivery meanwhile (see REMOVE_EVENTS_SQL): the same batch
     // again, in a new statement whose snapshot sees that delivery and keeps the event.
     if (classifyDatabaseError(error) !== 'foreign_key_violation') throw error;
-    events = (await sql(REMOVE_EVENTS_SQL, values)).length;
+    events = (await sql(REMOVE_EVENTS_SQL, seen)).length;
   }
   const next =
-    batch.seen < limit || batch.last_created_at === null || batch.last_id === null
+    batch.seen < limit || batch.last_application_id === null || batch.last_id === null
       ? null
-      : { createdAt: batch.last_created_at, id: batch.last_id };
+      : { applicationId: batch.last_application_id, id: batch.last_id };
   return { deliveries: batch.removed, attempts: batch.attempts, events, next };
 }
