@@ -5,7 +5,7 @@ import { AttemptContextRecord, WebhookRecord } from '@herald/database/queue';
  * The kinds of destination Herald delivers to: the application's signed HTTP webhook, and the
  * operator's operational webhook (the same signed POST, to the operator's URL with its secret).
  * Another kind (a queue) is a new DeliveryTransport registered under its kind in DeliveryModule
- * — see ARCHITECTURE.md, "Add a destination kind".
+ * — see CONTRIBUTING.md, "Add a destination kind".
  */
 export type DestinationKind = DeliveryDestination;
 
