@@ -71,6 +71,8 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       const plan = await withClient(environment.databaseUrl, async (client) => {
         await client.query('BEGIN');
         await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        // As the worker's sessions run (PgPool): no JIT compilation inside the timed plan.
+        await client.query('SET LOCAL jit = off');
         await client.query(`PREPARE claim_explained AS ${CLAIM_SQL}`);
         // EXECUTE takes literals, not bind parameters.
         const at = (ms: number) => client.escapeLiteral(new Date(ms).toISOString());
@@ -84,6 +86,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       // prepared), run and rolled back: every table it touches must be reached by key, never scanned.
       const finishPlan = await withClient(environment.databaseUrl, async (client) => {
         await client.query('BEGIN');
+        await client.query('SET LOCAL jit = off');
         await client.query(`UPDATE delivery_queue SET lease_token = 'explain' WHERE delivery_id = ANY($1::text[])`, [lastClaimed]);
         const n = lastClaimed.length;
         const each = <T>(value: T) => Array<T>(n).fill(value);
