@@ -66,18 +66,21 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
 
   constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
     this.named = options.preparedStatements ?? true;
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // No JIT compilation: every statement Herald runs reads a few rows by key, but a generic
-      // plan's estimates can pass jit_above_cost, and compiling then cost the claim 58 ms a run
-      // for 1 ms of work (bench/README.md, issue 20). The embedded database has no JIT.
-      ...(this.named ? { options: '-c jit=off' } : {}),
-    });
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     // An idle connection the server drops (restart, failover, pg_terminate_backend) is re-emitted
     // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.
     this.pool.on('error', (error) => new Logger(PgPool.name).warn(`idle database connection lost: ${error.message}`));
+    // No JIT compilation: every statement Herald runs reads a few rows by key, but a generic plan's
+    // estimates can pass jit_above_cost, and compiling then cost the claim 58 ms a run for 1 ms of
+    // work (bench/README.md, issue 20). A SET as each session opens (queued before any statement of
+    // the pool's), not a startup option, which connection poolers such as PgBouncer refuse. The
+    // embedded database has no JIT.
+    if (this.named)
+      this.pool.on('connect', (client) => {
+        client
+          .query('SET jit = off')
+          .catch((error: Error) => new Logger(PgPool.name).warn(`could not switch JIT off for a session: ${error.message}`));
+      });
     this.where = describeServer(options.url);
     this.sql = this.sqlOn(this.pool);
   }
