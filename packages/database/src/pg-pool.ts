@@ -50,6 +50,35 @@ function queryConfig(statement: string | PreparedStatement, values: unknown[], n
 }
 
 /**
+ * A session that switches JIT compilation off before it serves any statement. Every statement
+ * Herald runs reads a few rows by key, but a generic plan's estimates can pass jit_above_cost,
+ * and compiling then cost the claim 58 ms a run for 1 ms of work (bench/README.md, issue 20).
+ * A SET once connected, not a startup option (connection poolers such as PgBouncer refuse
+ * those), and awaited inside connect, so no statement of the pool's runs before it. A server that
+ * refuses it keeps its own setting. The embedded database has no JIT.
+ */
+type ConnectCallback = ((err: Error) => void) | ((err: null, client: pg.Client) => void);
+
+class NoJitClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
+    const ready = super.connect().then(async () => {
+      await this.query('SET jit = off').catch((error: Error) =>
+        new Logger(PgPool.name).warn(`could not switch JIT off for a session: ${error.message}`),
+      );
+      return this;
+    });
+    if (!callback) return ready;
+    // pg-pool connects with a callback.
+    ready.then(
+      (client) => (callback as (err: null, client: pg.Client) => void)(null, client),
+      (error: Error) => (callback as (err: Error) => void)(error),
+    );
+  }
+}
+
+/**
  * The process's one `pg` pool: Prisma runs on it (PrismaService), and every hand-written
  * statement runs on it directly (`sql`, `transaction`), the few run per event and per attempt
  * among them, where Prisma's query engine cost most of the time (bench/). The worker uses only
@@ -66,21 +95,15 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
 
   constructor(@Inject(DATABASE_OPTIONS) options: DatabaseOptions) {
     this.named = options.preparedStatements ?? true;
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      ...(this.named ? { Client: NoJitClient } : {}),
+    });
     // An idle connection the server drops (restart, failover, pg_terminate_backend) is re-emitted
     // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.
     this.pool.on('error', (error) => new Logger(PgPool.name).warn(`idle database connection lost: ${error.message}`));
-    // No JIT compilation: every statement Herald runs reads a few rows by key, but a generic plan's
-    // estimates can pass jit_above_cost, and compiling then cost the claim 58 ms a run for 1 ms of
-    // work (bench/README.md, issue 20). A SET as each session opens (queued before any statement of
-    // the pool's), not a startup option, which connection poolers such as PgBouncer refuse. The
-    // embedded database has no JIT.
-    if (this.named)
-      this.pool.on('connect', (client) => {
-        client
-          .query('SET jit = off')
-          .catch((error: Error) => new Logger(PgPool.name).warn(`could not switch JIT off for a session: ${error.message}`));
-      });
     this.where = describeServer(options.url);
     this.sql = this.sqlOn(this.pool);
   }
