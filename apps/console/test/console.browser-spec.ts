@@ -271,7 +271,7 @@ describe('the console in Chromium', () => {
 
     // Saved: the tabs are free to leave, without a prompt.
     await tab('Subscriptions').click();
-    await page.getByLabel('Event type').selectOption('acw_start');
+    await page.locator('#add-subscription').selectOption('acw_start');
     await page.getByRole('button', { name: 'Subscribe' }).click();
     const ensure = page.getByRole('checkbox', { name: 'Ensure delivery of acw_start' });
     await ensure.waitFor();
@@ -470,7 +470,7 @@ describe('the console in Chromium', () => {
 
     // Replay: confirmed, then the new delivery named and linked.
     await tab('Events').click();
-    await page.getByLabel('Event type').selectOption('acw_start');
+    await page.locator('#events-type').selectOption('acw_start');
     const firstReplay = page.getByRole('button', { name: /^Replay event evt_/ }).first();
     await firstReplay.click();
     const replay = page.getByRole('dialog', { name: 'Replay acw_start?' });
@@ -481,9 +481,10 @@ describe('the console in Chromium', () => {
       .filter({ hasText: /Queued 1 delivery: dlv_/ })
       .waitFor();
 
-    // Delete a subscription: confirmed, naming what is cancelled.
+    // Delete a subscription: confirmed, naming what is cancelled. Its form's own select (by id):
+    // every tab has an "Event type", and the one of the tab being left may still be there.
     await tab('Subscriptions').click();
-    await page.getByLabel('Event type').selectOption('voice_campaign_activate');
+    await page.locator('#add-subscription').selectOption('voice_campaign_activate');
     await page.getByRole('button', { name: 'Subscribe' }).click();
     await page.getByRole('button', { name: 'Delete subscription voice_campaign_activate' }).click();
     const remove = page.getByRole('dialog', { name: 'Delete the subscription to voice_campaign_activate?' });
@@ -857,7 +858,7 @@ describe('the console in Chromium', () => {
       await tab('Subscriptions', operator).click();
 
       // Choosing an event shows what it is before subscribing.
-      await operator.getByLabel('Event type').selectOption('acw_end');
+      await operator.locator('#add-subscription').selectOption('acw_end');
       const preview = operator.getByRole('region', { name: 'About acw_end' });
       await preview.getByText('An agent finished after-call work.').waitFor();
       const fields = preview.getByRole('region', { name: 'Fields of acw_end' });
