@@ -49,6 +49,10 @@ describe("the worker's Prometheus endpoint (PRODUCT.md §7)", () => {
     expect(grew('herald_delivery_attempt_duration_seconds_count{response="2xx"}')).toBe(1);
     expect(grew('herald_delivery_attempt_duration_seconds_count{response="5xx"}')).toBe(1);
     expect(sample(text, 'herald_worker_attempts_in_flight')).toBe(0);
+    // Each delivery held a slot once, for its exchange; both outcomes are recorded.
+    expect(grew('herald_worker_slot_seconds_count')).toBe(2);
+    expect(grew('herald_worker_slot_seconds_sum')).toBeGreaterThan(0);
+    expect(sample(text, 'herald_worker_outcomes_recording')).toBe(0);
     // The process's own figures, for memory and event-loop alerts.
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');

@@ -1,3 +1,4 @@
+import { freePort } from '@herald/testing';
 import { BenchContext, scaled } from '../harness/context';
 import {
   APPLICATIONS,
@@ -15,6 +16,7 @@ import { BenchSink } from '../harness/sink';
 import { percentile, round } from '../harness/stats';
 import { startDurableRedis, startPeer } from '../peers/systems';
 import { RunningProcess } from '../harness/environment';
+import { attributeDeliveries, attributionFigures, DeliveryAttribution } from '../harness/attribution';
 
 const BATCH = 100;
 const LATENCY_RATE = 200;
@@ -45,7 +47,8 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
   try {
     const herald = await heraldDelivery(context, sink);
     cleanups.unshift(async () => (await herald.client.close(), await herald.environment.dispose()));
-    const heraldWorker = await herald.environment.startWorker(WORKER_ENV);
+    const workerMetricsPort = await freePort();
+    const heraldWorker = await herald.environment.startWorker({ ...WORKER_ENV, HERALD_WORKER_METRICS_PORT: String(workerMetricsPort) });
     const heraldProcesses = [herald.api, heraldWorker];
     const durableRedis = await startDurableRedis();
     cleanups.unshift(durableRedis.stop);
@@ -128,6 +131,21 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
       log.push(`round ${r + 1}: ${order.map((step) => step.name).join(' → ')}`);
     }
 
+    // Where Herald's time goes (issue 21): one more round of each kind of publish, alone, with
+    // CPU per process, commits and the worker's slot time read around it.
+    const attributions: [string, DeliveryAttribution][] = [];
+    for (const c of contenders.filter((c) => c.processes === heraldProcesses)) {
+      runOnly(c.processes);
+      const attribution = await attributeDeliveries(
+        herald.environment,
+        herald.api,
+        heraldWorker,
+        `http://127.0.0.1:${workerMetricsPort}/metrics`,
+        async () => (await deliveryRound(sink, c.requests, c.publish, c.name)).ids.length,
+      );
+      attributions.push([c.name, attribution]);
+    }
+
     const median = (name: string) => percentile(rates.get(name)!, 50);
     const bare = median('bare');
     const deliveries = (name: string): Figure => ({
@@ -173,6 +191,7 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
         { metric: 'Herald latency p99', value: p('Herald', 99), unit: 'ms', target: '<= 20 ms', pass: p('Herald', 99) <= 20 },
         { metric: 'BullMQ latency p99', value: p('BullMQ', 99), unit: 'ms' },
         { metric: 'deliveries arriving exactly once', value: checked, unit: '', target: 'all (asserted)', pass: true },
+        ...attributions.flatMap(([name, attribution]) => attributionFigures(name, attribution)),
       ],
       notes: [
         ...log,

@@ -145,6 +145,12 @@ export class DatabaseFootprint {
     };
   }
 
+  /** CPU used so far by the PostgreSQL server this database is on (serverCpuMs), in ms. */
+  async serverCpuMs(): Promise<number> {
+    const [row] = await this.environment.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return serverCpuMs(row.pid);
+  }
+
   /** CPU used so far by every backend connected to this database but the caller's own, in ms. */
   async backendCpuMs(): Promise<number> {
     const rows = await this.environment.sql<{ pid: number }>(
@@ -156,12 +162,32 @@ export class DatabaseFootprint {
 
 /** User + system CPU of a process so far, in ms (0 when it has gone). */
 export function processCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : 0;
+}
+
+/**
+ * CPU used so far by the whole PostgreSQL server whose backend `backendPid` is, in ms: the
+ * postmaster's own, its exited children's (counted to it as it reaps them), and every live
+ * child's. Unlike summing one database's live backends, a connection that closes between two
+ * readings (a pool's idle timeout) takes none of its CPU away with it.
+ */
+export function serverCpuMs(backendPid: number): number {
+  const postmaster = Number(statFields(backendPid)?.[1]);
+  const own = statFields(postmaster);
+  if (!own) return 0;
+  // utime, stime, cutime, cstime (fields 14-17), in clock ticks of 10 ms.
+  const reaped = ((Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 1000) / 100;
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return reaped + children.reduce((sum, pid) => sum + processCpuMs(Number(pid)), 0);
+}
+
+/** A process's /proc stat fields after its command name (which may hold spaces), from field 3 on; null when it has gone. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces), counted from field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }

@@ -7,10 +7,31 @@ import { AttemptOutcome } from './attempt-outcome';
 import { DELIVERY_TRANSPORTS, DeliveryTransports } from './transports/delivery-transport';
 
 /**
+ * What an attempt holds its worker's slot for: the exchange with the receiver, no more. Its
+ * promise settles when the slot may go to the next delivery; `recorded` settles when the outcome
+ * is written (by the queue's finisher, batched with others), so the slot never waits for a
+ * commit. Wrapped in an object because a promise resolved with a promise would wait for it.
+ */
+export interface AttemptExchange {
+  recorded: Promise<AttemptOutcome>;
+}
+
+/**
+ * The end of an attempt whose record is the guarded queue write `write` (a finish, a cancel, a
+ * release…): `outcome` when it applied, `lease_lost` when another worker owns the delivery now.
+ */
+export function recordedAs(write: Promise<boolean>, outcome: AttemptOutcome): AttemptExchange {
+  return { recorded: write.then((applied) => (applied ? outcome : 'lease_lost')) };
+}
+
+/**
  * One attempt of one claimed delivery, with the configuration stored at this moment: cancelled
  * if the webhook or (for a subscribed event) the active subscription is gone; otherwise handed
  * to the transport of its destination's kind, and recorded with what follows (PRODUCT.md §5.2,
  * `nextStep`). Nothing here knows how a destination is reached.
+ *
+ * Crash safety is the lease's, as before: an exchange whose outcome is not yet recorded when the
+ * process dies is sent again once its lease runs out (at-least-once, PRODUCT.md §5).
  */
 @Injectable()
 export class DeliveryAttempt {
@@ -23,14 +44,14 @@ export class DeliveryAttempt {
     @Inject(TRACING) private readonly tracing: HeraldTracing,
   ) {}
 
-  async run(claimed: ClaimedDelivery, context: AttemptContextRecord, token: string, shutdown: AbortSignal): Promise<AttemptOutcome> {
+  async run(claimed: ClaimedDelivery, context: AttemptContextRecord, token: string, shutdown: AbortSignal): Promise<AttemptExchange> {
     const { webhook, subscription } = context;
     if (!webhook || (!claimed.ignoresSubscription && !subscription?.active)) {
-      return (await this.queue.cancelClaimed(claimed, token, this.clock.now())) ? 'cancelled' : 'lease_lost';
+      return recordedAs(this.queue.cancelClaimed(claimed, token, this.clock.now()), 'cancelled');
     }
     if (!context.webhookActive) {
       // Disabled while this delivery waited (or as it was published): kept for when it is enabled.
-      return (await this.queue.pauseClaimed(claimed.id, token, this.clock.now())) ? 'paused' : 'lease_lost';
+      return recordedAs(this.queue.pauseClaimed(claimed.id, token, this.clock.now()), 'paused');
     }
 
     const startedAt = this.clock.now();
@@ -56,7 +77,7 @@ export class DeliveryAttempt {
     this.metrics.recordAttempt(result);
     if (shutdown.aborted && result.status === null) {
       // Cut short by shutdown, not by the receiver: hand the delivery back without an attempt.
-      return (await this.queue.release(claimed.id, token, this.clock.now())) ? 'released' : 'lease_lost';
+      return recordedAs(this.queue.release(claimed.id, token, this.clock.now()), 'released');
     }
 
     const now = this.clock.now();
@@ -70,7 +91,7 @@ export class DeliveryAttempt {
       now,
     });
     const nextAttemptAt = step.status === 'pending' ? step.nextAttemptAt : null;
-    const recorded = await this.queue.finish(
+    const recorded = this.queue.finish(
       claimed,
       token,
       { status: step.status, nextAttemptAt, now },
@@ -90,7 +111,6 @@ export class DeliveryAttempt {
         ? { eventId: this.ids.next('evt'), deliveryId: this.ids.next('dlv') }
         : null,
     );
-    if (!recorded) return 'lease_lost';
-    return step.status === 'pending' ? 'retry_scheduled' : step.status;
+    return recordedAs(recorded, step.status === 'pending' ? 'retry_scheduled' : step.status);
   }
 }

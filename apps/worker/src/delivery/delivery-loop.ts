@@ -12,7 +12,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
 import { DatabaseClock } from './database-clock';
-import { DeliveryAttempt } from './delivery-attempt';
+import { AttemptExchange, DeliveryAttempt, recordedAs } from './delivery-attempt';
 import { PlannerStatisticsPolicy } from './planner-statistics';
 
 /** At most this many deliveries are claimed in one statement. */
@@ -24,11 +24,19 @@ const EMBEDDED_POLL_INTERVAL_MS = 250;
 const ERROR_BACKOFF_MS = 1_000;
 /** In-flight attempts get this long to finish at shutdown; the rest are cut off and released. */
 const SHUTDOWN_GRACE_MS = 25_000;
+/**
+ * Outcomes waiting for the finisher, in slots' worth: above HERALD_WORKER_CONCURRENCY times this,
+ * the loop stops claiming until the finisher catches up, so a slow database slows the sending
+ * rather than piling up leases (and sent-but-unrecorded attempts a crash would send again).
+ */
+const RECORDING_BACKLOG_SLOTS = 2;
 
 /**
  * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
  * once nor more than HERALD_WORKER_HOST_CONCURRENCY towards one host (so one slow customer
- * cannot take every slot). It sleeps until the next delivery is due, a NOTIFY arrives or an
+ * cannot take every slot). A slot is one HTTP exchange: its outcome goes to the queue's finisher
+ * (batched statements, two in flight) and the slot to the next delivery while it is recorded;
+ * the loop stops claiming while the finisher is RECORDING_BACKLOG_SLOTS behind. It sleeps until the next delivery is due, a NOTIFY arrives or an
  * attempt frees a slot. A delivery of a throttled webhook is held (counted in flight) until
  * the slot the claim gave it, then attempted. On shutdown it stops claiming, lets attempts
  * finish, and releases whatever is still in flight after the grace period.
@@ -36,7 +44,10 @@ const SHUTDOWN_GRACE_MS = 25_000;
 @Injectable()
 export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryLoop.name);
+  /** Slots taken: an exchange each (or a throttled delivery held for its slot). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Outcomes handed to the finisher and not yet committed. */
+  private readonly recording = new Set<Promise<void>>();
   private readonly perHost = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
@@ -66,7 +77,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: WorkerMetrics,
   ) {
-    metrics.observeInFlight(() => this.inFlight.size);
+    metrics.observeInFlight(
+      () => this.inFlight.size,
+      () => this.recording.size,
+    );
     this.listener =
       config.database.embedded || !config.database.url
         ? null
@@ -91,6 +105,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
+    // Every slot has ended, so every outcome is with the finisher: drained before the pool closes.
+    await Promise.allSettled([...this.recording]);
     await this.listener?.stop();
   }
 
@@ -107,9 +123,14 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return Math.max(1, Math.floor(this.config.delivery.hostConcurrency / 4));
   }
 
+  private get recordingBacklog(): number {
+    return this.config.delivery.workerConcurrency * RECORDING_BACKLOG_SLOTS;
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      const free = this.config.delivery.workerConcurrency - this.inFlight.size;
+      // Behind on recording: no slot counts as free until the finisher catches up (it wakes the loop).
+      const free = this.recording.size >= this.recordingBacklog ? 0 : this.config.delivery.workerConcurrency - this.inFlight.size;
       const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
       let shortClaim = false;
       if (free > 0 && (free >= this.worthClaiming || this.inFlight.size === 0 || somethingDue)) {
@@ -195,26 +216,43 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     this.perHost.set(host, onHost + 1);
-    const attempt = delivery.throttle
+    const slotStarted = realTime();
+    const exchange = delivery.throttle
       ? this.attemptInSlot(delivery, delivery.throttle, context, token)
       : this.attempt.run(delivery, context, token, this.shutdown.signal);
-    const task = attempt
-      .then((outcome) => {
-        this.metrics.recordOutcome(outcome);
-        this.logger.debug({ deliveryId: delivery.id, outcome }, 'attempt finished');
-      })
+    const slot = exchange
+      .then(({ recorded }) => this.awaitRecording(delivery.id, recorded))
       .catch((error) =>
         // The lease will run out and another attempt will follow; nothing is lost.
-        this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be recorded'),
+        this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be made'),
       )
       .finally(() => {
+        this.metrics.recordSlot((realTime() - slotStarted) / 1000);
         const remaining = (this.perHost.get(host) ?? 1) - 1;
         if (remaining > 0) this.perHost.set(host, remaining);
         else this.perHost.delete(host);
-        this.inFlight.delete(task);
+        this.inFlight.delete(slot);
         if (this.worthAClaim(host, remaining)) this.wake();
       });
-    this.inFlight.add(task);
+    this.inFlight.add(slot);
+  }
+
+  /** Counts an outcome the finisher is writing; wakes the loop when that ends a backlog it stopped claiming for. */
+  private awaitRecording(deliveryId: string, recorded: Promise<AttemptOutcome>): void {
+    const recording = recorded
+      .then((outcome) => {
+        this.metrics.recordOutcome(outcome);
+        this.logger.debug({ deliveryId, outcome }, 'attempt finished');
+      })
+      .catch((error) =>
+        // The lease will run out and another attempt will follow; nothing is lost.
+        this.logger.error({ err: error, deliveryId }, 'attempt could not be recorded'),
+      )
+      .finally(() => {
+        this.recording.delete(recording);
+        if (this.recording.size === this.recordingBacklog - 1) this.wake();
+      });
+    this.recording.add(recording);
   }
 
   /**
@@ -243,17 +281,17 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     throttle: NonNullable<ClaimedDelivery['throttle']>,
     context: AttemptContextRecord,
     token: string,
-  ): Promise<AttemptOutcome> {
+  ): Promise<AttemptExchange> {
     const signal = this.shutdown.signal;
     const slotAt = this.databaseClock.toLocal(throttle.slotMs);
     const wait = slotAt - realTime();
     if (wait > 0 && !this.stopping) await this.sleepUnlessStopping(wait);
     if (this.stopping) {
-      return (await this.queue.releaseKeepingSlot(delivery.id, token, throttle.slot, this.clock.now())) ? 'released' : 'lease_lost';
+      return recordedAs(this.queue.releaseKeepingSlot(delivery.id, token, throttle.slot, this.clock.now()), 'released');
     }
     if (realTime() - slotAt > THROTTLE_LATE_MS) {
       this.metrics.recordThrottled('slot_missed', 1);
-      return (await this.queue.release(delivery.id, token, this.clock.now())) ? 'released' : 'lease_lost';
+      return recordedAs(this.queue.release(delivery.id, token, this.clock.now()), 'released');
     }
     return this.attempt.run(delivery, context, token, signal);
   }

@@ -26,6 +26,15 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly slots = new Histogram({
+    name: 'herald_worker_slot_seconds',
+    help:
+      'Time one of the HERALD_WORKER_CONCURRENCY slots was held per claimed delivery: its HTTP exchange (a throttled ' +
+      "delivery's wait for its slot included), not the recording of its outcome, which the finisher does apart.",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
   private readonly throttled = new Counter({
     name: 'herald_delivery_throttled_total',
     help:
@@ -68,18 +77,30 @@ export class WorkerMetrics {
     this.retentionRemoved.inc({ table: 'delivery_stats' }, removed.statistics);
   }
 
+  recordSlot(seconds: number): void {
+    this.slots.observe(seconds);
+  }
+
   recordOutcome(outcome: AttemptOutcome): void {
     this.outcomes.inc({ outcome });
   }
 
-  /** Reads the number of attempts in flight at each scrape, rather than tracking every change. */
-  observeInFlight(read: () => number): void {
+  /** Reads the attempts in flight and the outcomes being recorded at each scrape, rather than tracking every change. */
+  observeInFlight(inFlight: () => number, recording: () => number): void {
     new Gauge({
       name: 'herald_worker_attempts_in_flight',
-      help: 'Delivery attempts this worker has in flight right now.',
+      help: 'Delivery attempts this worker has in flight right now (slots taken).',
       registers: [this.registry],
       collect() {
-        this.set(read());
+        this.set(inFlight());
+      },
+    });
+    new Gauge({
+      name: 'herald_worker_outcomes_recording',
+      help: "Attempts whose exchange has ended and whose outcome the worker's finisher has not yet committed.",
+      registers: [this.registry],
+      collect() {
+        this.set(recording());
       },
     });
   }

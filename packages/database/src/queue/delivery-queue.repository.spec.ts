@@ -460,6 +460,36 @@ describe('DeliveryQueueRepository', () => {
       expect(later.deliveries).toEqual([]);
       expect(later.nextClaimableAt?.getTime()).toBe(dueAt.getTime());
     });
+
+    it('records two applications’ finishes side by side: one held back does not hold the other’s lane', async () => {
+      // Consecutive ids: one in each of the finisher's two lanes.
+      const [first, second] = [await application('10.0.0.7'), await application('10.0.0.8')];
+      const [held] = await due(first, 1);
+      const [free] = await due(second, 1);
+      const token = randomUUID();
+      expect((await claim({ token })).deliveries).toHaveLength(2);
+      const done = () => ({ status: 'succeeded' as const, nextAttemptAt: null, now: new Date() });
+      const lock = await openDatabase(db.url);
+      try {
+        await lock.query('BEGIN');
+        await lock.query('SELECT 1 FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE', [held]);
+        let heldRecorded = false;
+        const heldFinish = queue.finish({ ...ref(held), applicationId: first }, token, done(), attempt()).then((recorded) => {
+          heldRecorded = recorded;
+          return recorded;
+        });
+        // The other lane's statement commits while the first waits on the lock.
+        expect(await queue.finish({ ...ref(free), applicationId: second }, token, done(), attempt())).toBe(true);
+        expect(heldRecorded).toBe(false);
+        expect((await rows([held, free])).map((r) => r.status)).toEqual(
+          [held, free].sort().map((id) => (id === held ? 'sending' : 'succeeded')),
+        );
+        await lock.query('ROLLBACK');
+        expect(await heldFinish).toBe(true);
+      } finally {
+        await lock.close();
+      }
+    });
   });
 
   describe('retries and the backlog', () => {

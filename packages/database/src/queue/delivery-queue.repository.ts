@@ -504,6 +504,8 @@ const finishSql = (statistics: boolean) => `WITH input AS (
        RETURNING delivery_id`;
 
 export const FINISH_SQL = finishSql(true);
+/** Finish statements in flight at once, at most (DeliveryQueueRepository.finishes). */
+const FINISH_LANES = 2;
 /** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTE. */
 export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 
@@ -516,7 +518,16 @@ export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
  */
 @Injectable()
 export class DeliveryQueueRepository {
-  private readonly finishes = new Batcher<FinishItem, boolean>((items) => this.finishMany(items));
+  /**
+   * The finisher: FINISH_LANES batchers, so that many finish statements can be in flight at once
+   * while the worker's slots go on sending. An application's finishes always take the same lane:
+   * two statements in flight never touch the same application's rows (its webhook's health, its
+   * keys' ordering lock), so they cannot wait on, or deadlock with, each other.
+   */
+  private readonly finishes = Array.from(
+    { length: FINISH_LANES },
+    () => new Batcher<FinishItem, boolean>((items) => this.finishMany(items)),
+  );
   private readonly finishSql: string;
   /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
   finishesRecorded = 0;
@@ -662,7 +673,7 @@ export class DeliveryQueueRepository {
     attempt: NewAttemptRecord,
     exhaustedNotice: ExhaustedNoticeIds | null = null,
   ): Promise<boolean> {
-    return this.finishes.submit({ delivery, token, outcome, attempt, exhaustedNotice });
+    return this.finishes[Math.abs(delivery.applicationId % FINISH_LANES)].submit({ delivery, token, outcome, attempt, exhaustedNotice });
   }
 
   /**

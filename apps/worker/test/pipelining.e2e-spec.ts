@@ -1,0 +1,108 @@
+import { DatabaseConnection, openDatabase } from '@herald/database/testing';
+import { Sink } from '@herald/testing';
+import { TestWorker } from './support/test-worker';
+
+/**
+ * A worker slot is one HTTP exchange (issue 21): the outcome goes to the finisher and the slot to
+ * the next delivery. Each test holds one delivery's finish back with a row lock on its queue entry
+ * (what a busy database does to a finish), so what the worker does meanwhile can be seen.
+ */
+describe('worker pipelining: slots send while outcomes are recorded', () => {
+  let fixtures: TestWorker;
+  let sink: Sink;
+  let lock: DatabaseConnection | null = null;
+
+  beforeEach(async () => {
+    sink = await new Sink().start();
+    // One slot: without pipelining, nothing else could be sent while a finish waits.
+    fixtures = await TestWorker.start({ HERALD_WORKER_CONCURRENCY: '1' });
+  });
+  afterEach(async () => {
+    await lock?.close();
+    lock = null;
+    await fixtures.close();
+    await sink.close();
+  });
+
+  /** Takes a row lock on the delivery's queue entry, held until releaseFinish(): its finish waits for it. */
+  async function holdFinishOf(deliveryId: string): Promise<void> {
+    lock = await openDatabase(fixtures.db.url);
+    await lock.query('BEGIN');
+    const rows = await lock.query('SELECT lease_token FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE', [deliveryId]);
+    // Leased by the claim, and not yet finished: the lock was taken while the exchange ran.
+    expect(rows).toHaveLength(1);
+    expect(rows[0].lease_token).not.toBeNull();
+  }
+
+  async function releaseFinish(): Promise<void> {
+    await lock!.query('ROLLBACK');
+  }
+
+  /** The first delivery's answer comes late enough for the test to lock its queue entry first. */
+  function answerFirstLate(): void {
+    sink.respond((n) => (n === 1 ? { status: 200, delayMs: 400 } : { status: 200 }));
+  }
+
+  it('sends the next delivery while the last one is still being recorded', async () => {
+    answerFirstLate();
+    const app = await fixtures.application({ url: sink.url() });
+    const first = (await fixtures.publish(app))!;
+    await sink.waitFor(1, 15_000);
+    await holdFinishOf(first);
+
+    const second = (await fixtures.publish(app))!;
+    await sink.waitFor(2, 15_000);
+    // Sent, though the first's outcome is not recorded yet: its slot did not wait for the commit.
+    expect((await fixtures.delivery(app, first)).status).toBe('sending');
+
+    await releaseFinish();
+    for (const id of [first, second]) {
+      const delivery = await fixtures.settled(app, id);
+      expect(delivery.status).toBe('succeeded');
+      expect(delivery.attempts).toHaveLength(1);
+    }
+  });
+
+  it('stops claiming while the finisher is two slots behind, and catches up when it can write', async () => {
+    answerFirstLate();
+    const app = await fixtures.application({ url: sink.url() });
+    const first = (await fixtures.publish(app))!;
+    await sink.waitFor(1, 15_000);
+    await holdFinishOf(first);
+
+    const more: string[] = [];
+    for (let i = 0; i < 5; i++) more.push((await fixtures.publish(app, 'acw_start', { i }))!);
+    // The first's outcome and the second's wait for the finisher: a backlog of two slots' worth
+    // (RECORDING_BACKLOG_SLOTS), so the third is not claimed. Absence needs a wait: a claim
+    // that would take it runs within milliseconds of the NOTIFY.
+    await sink.waitFor(2, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(sink.received).toHaveLength(2);
+
+    await releaseFinish();
+    await sink.waitFor(6, 15_000);
+    for (const id of [first, ...more]) expect((await fixtures.settled(app, id)).status).toBe('succeeded');
+    expect(new Set(sink.received.map((r) => r.headers['webhook-id'])).size).toBe(6);
+  });
+
+  it('records, at shutdown, every outcome still with the finisher before it lets the pool go', async () => {
+    answerFirstLate();
+    const app = await fixtures.application({ url: sink.url() });
+    const first = (await fixtures.publish(app))!;
+    await sink.waitFor(1, 15_000);
+    await holdFinishOf(first);
+
+    let stopped = false;
+    const stopping = fixtures.stopWorker().then(() => (stopped = true));
+    // The exchange has ended; shutdown is now waiting on the finisher, which waits on the lock.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stopped).toBe(false);
+    await releaseFinish();
+    await stopping;
+
+    const delivery = await fixtures.delivery(app, first);
+    expect(delivery.status).toBe('succeeded');
+    expect(delivery.attempts).toHaveLength(1);
+    expect(await fixtures.sql('SELECT 1 FROM delivery_queue WHERE delivery_id = $1', [first])).toHaveLength(0);
+  });
+});
