@@ -147,7 +147,9 @@ export class DatabaseFootprint {
 
   /** CPU used so far by the PostgreSQL server this database is on (serverCpuMs), in ms. */
   async serverCpuMs(): Promise<number> {
-    const [row] = await this.environment.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // The checkpointer lives as long as the server: a child of the postmaster to find it by (a
+    // backend of environment.sql has exited by the time its answer is read).
+    const [row] = await this.environment.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
     return serverCpuMs(row.pid);
   }
 
@@ -167,13 +169,13 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
- * CPU used so far by the whole PostgreSQL server whose backend `backendPid` is, in ms: the
+ * CPU used so far by the whole PostgreSQL server whose child process `childPid` is, in ms: the
  * postmaster's own, its exited children's (counted to it as it reaps them), and every live
  * child's. Unlike summing one database's live backends, a connection that closes between two
  * readings (a pool's idle timeout) takes none of its CPU away with it.
  */
-export function serverCpuMs(backendPid: number): number {
-  const postmaster = Number(statFields(backendPid)?.[1]);
+export function serverCpuMs(childPid: number): number {
+  const postmaster = Number(statFields(childPid)?.[1]);
   const own = statFields(postmaster);
   if (!own) return 0;
   // utime, stime, cutime, cstime (fields 14-17), in clock ticks of 10 ms.

@@ -34,6 +34,15 @@ describe('Standard Webhooks signing', () => {
     expect(headers['webhook-signature']).toBe(new Webhook(secret).sign(headers['webhook-id'], new Date(timestamp * 1000), body));
   });
 
+  it('keeps each secret’s key apart once cached: the same secret signs the same again, another one differently', () => {
+    const [one, other] = [generateWebhookSecret(), generateWebhookSecret()];
+    const first = signatureHeader([one], 'evt_x', 1_700_000_000, body);
+    expect(signatureHeader([one], 'evt_x', 1_700_000_000, body)).toBe(first);
+    expect(signatureHeader([other], 'evt_x', 1_700_000_000, body)).not.toBe(first);
+    // Still what the standardwebhooks package signs, from the cached key.
+    expect(first).toBe(new Webhook(one).sign('evt_x', new Date(1_700_000_000_000), body));
+  });
+
   it('signs with every valid secret, so either verifies during a rotation', () => {
     const [current, previous] = [generateWebhookSecret(), generateWebhookSecret()];
     const timestamp = Math.floor(Date.now() / 1000);
