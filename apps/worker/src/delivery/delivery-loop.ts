@@ -48,7 +48,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly inFlight = new Set<Promise<void>>();
   /** Outcomes handed to the finisher and not yet committed. */
   private readonly recording = new Set<Promise<void>>();
+  /** Exchanges in flight per destination host: what the host cap limits (and the claim is told). */
   private readonly perHost = new Map<string, number>();
+  /** Outcomes being recorded per host: their leases, and so the endpoints' room, come back when they commit. */
+  private readonly recordingPerHost = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
@@ -215,30 +218,29 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
       return;
     }
-    this.perHost.set(host, onHost + 1);
+    count(this.perHost, host, +1);
     const slotStarted = realTime();
     const exchange = delivery.throttle
       ? this.attemptInSlot(delivery, delivery.throttle, context, token)
       : this.attempt.run(delivery, context, token, this.shutdown.signal);
     const slot = exchange
-      .then(({ recorded }) => this.awaitRecording(delivery.id, recorded))
+      .then(({ recorded }) => this.awaitRecording(delivery.id, host, recorded))
       .catch((error) =>
         // The lease will run out and another attempt will follow; nothing is lost.
         this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be made'),
       )
       .finally(() => {
         this.metrics.recordSlot((realTime() - slotStarted) / 1000);
-        const remaining = (this.perHost.get(host) ?? 1) - 1;
-        if (remaining > 0) this.perHost.set(host, remaining);
-        else this.perHost.delete(host);
+        count(this.perHost, host, -1);
         this.inFlight.delete(slot);
-        if (this.worthAClaim(host, remaining)) this.wake();
+        if (this.worthAClaimAfterExchange()) this.wake();
       });
     this.inFlight.add(slot);
   }
 
-  /** Counts an outcome the finisher is writing; wakes the loop when that ends a backlog it stopped claiming for. */
-  private awaitRecording(deliveryId: string, recorded: Promise<AttemptOutcome>): void {
+  /** Counts an outcome the finisher is writing, until it commits (and with it the lease ends). */
+  private awaitRecording(deliveryId: string, host: string, recorded: Promise<AttemptOutcome>): void {
+    count(this.recordingPerHost, host, +1);
     const recording = recorded
       .then((outcome) => {
         this.metrics.recordOutcome(outcome);
@@ -250,23 +252,39 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       )
       .finally(() => {
         this.recording.delete(recording);
-        if (this.recording.size === this.recordingBacklog - 1) this.wake();
+        const recordingOnHost = count(this.recordingPerHost, host, -1);
+        if (this.worthAClaimAfterRecording(host, recordingOnHost)) this.wake();
       });
     this.recording.add(recording);
   }
 
   /**
-   * Whether a finished attempt may have made a claim worth its statement. A claim that took
-   * everything it could left due work only for hosts short of room, or none: so a claim follows
-   * only when the worker's free slots, or this host's room, just reached the size worth claiming
-   * for, or nothing is in flight. Waking on every finish cost a claim, and its commit, per
-   * delivery under a flood to one host (bench/ storage). New events wake the loop by NOTIFY;
+   * Whether an exchange that ended may have made a claim worth its statement: the worker's free
+   * slots just reached the size worth claiming for, or nothing at all is in progress. A claim
+   * that took everything it could left due work only for hosts or endpoints short of room, or
+   * none; their room comes back as leases end, when outcomes are recorded (worthAClaimAfterRecording),
+   * not when the exchange ends. Waking on every finished attempt cost a claim, and its commit,
+   * per delivery under a flood to one host (bench/ storage). New events wake the loop by NOTIFY;
    * retries by their due time.
    */
-  private worthAClaim(host: string, remainingOnHost: number): boolean {
+  private worthAClaimAfterExchange(): boolean {
     const free = this.config.delivery.workerConcurrency - this.inFlight.size;
-    const hostRoom = this.config.delivery.hostConcurrency - remainingOnHost;
-    return this.inFlight.size === 0 || free === this.worthClaiming || (host !== '' && hostRoom === this.minHostRoom);
+    return free === this.worthClaiming || (this.inFlight.size === 0 && this.recording.size === 0);
+  }
+
+  /**
+   * Whether a recorded outcome (a lease that ended) may have made a claim worth its statement:
+   * its host's room, counted in leases as the endpoint caps count them (HERALD_ENDPOINT_MAX_IN_FLIGHT),
+   * just reached the size worth claiming for; the finisher's backlog just fell below the bound
+   * the loop stopped claiming at; or nothing is in progress any more.
+   */
+  private worthAClaimAfterRecording(host: string, recordingOnHost: number): boolean {
+    const leasedOnHost = (this.perHost.get(host) ?? 0) + recordingOnHost;
+    return (
+      (host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
+      this.recording.size === this.recordingBacklog - 1 ||
+      (this.inFlight.size === 0 && this.recording.size === 0)
+    );
   }
 
   /**
@@ -313,7 +331,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
    * attempt wakes it sooner. After a claim that took everything it could, "the next one" is what
    * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts short of room,
-   * and a finishing attempt wakes the loop for those (worthAClaim).
+   * and ending exchanges and recorded outcomes wake the loop for those (worthAClaimAfterExchange, worthAClaimAfterRecording).
    */
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
@@ -351,6 +369,14 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     if (this.wakeWaiter) this.wakeWaiter();
     else this.wakePending = true;
   }
+}
+
+/** Adds `delta` to the host's count, dropping hosts at 0; returns the new count. */
+function count(perHost: Map<string, number>, host: string, delta: number): number {
+  const next = (perHost.get(host) ?? 0) + delta;
+  if (next > 0) perHost.set(host, next);
+  else perHost.delete(host);
+  return Math.max(0, next);
 }
 
 /** Milliseconds on a clock that never steps back (monotonic), for throttle slots. */

@@ -1,14 +1,19 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { WebhookSender } from './webhook-sender';
+import { RESPONSE_EXCERPT_BYTES, WebhookSender } from './webhook-sender';
 
-/** A receiver on 127.0.0.1 that answers 200 at once, or never (path /hang). */
+/** A receiver on 127.0.0.1 that answers 200 at once, or never (path /hang), or with a long body (/long), or 429 (/busy). */
 async function startReceiver(): Promise<{ url: string; server: Server; hanging: ServerResponse[] }> {
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
-    req.on('end', () => (req.url === '/hang' ? hanging.push(res) : res.end('ok')));
+    req.on('end', () => {
+      if (req.url === '/hang') return hanging.push(res);
+      if (req.url === '/long') return res.end('é'.repeat(RESPONSE_EXCERPT_BYTES));
+      if (req.url === '/busy') return res.writeHead(429, { 'retry-after': '7' }).end('slow down');
+      res.end('ok');
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hanging };
@@ -56,5 +61,28 @@ describe('WebhookSender', () => {
     const before = timers();
     for (let i = 0; i < 3; i++) expect(await sender.send(webhook('/ok'), shutdown.signal)).toMatchObject({ status: 200, excerpt: 'ok' });
     expect(timers()).toBe(before);
+  });
+
+  it('gives each exchange its own deadline when several are in flight, from the one timer they share', async () => {
+    const sender = new WebhookSender(agent, 400);
+    const started = performance.now();
+    const first = sender.send(webhook('/hang')).then(() => performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = sender.send(webhook('/hang')).then(() => performance.now() - started);
+    // An answer in between ends its own exchange only.
+    expect(await sender.send(webhook('/ok'))).toMatchObject({ status: 200 });
+    const [firstEnded, secondEnded] = await Promise.all([first, second]);
+    expect(firstEnded).toBeGreaterThanOrEqual(390);
+    expect(secondEnded).toBeGreaterThanOrEqual(590);
+    expect(secondEnded - firstEnded).toBeGreaterThanOrEqual(150);
+  });
+
+  it('keeps the first RESPONSE_EXCERPT_BYTES of a long answer, and the status and Retry-After of any', async () => {
+    const sender = new WebhookSender(agent, 60_000);
+    const long = await sender.send(webhook('/long'));
+    expect(long).toMatchObject({ status: 200, error: null });
+    expect(Buffer.byteLength(long.excerpt!)).toBeLessThanOrEqual(RESPONSE_EXCERPT_BYTES);
+    expect(long.excerpt!.length).toBeGreaterThanOrEqual(RESPONSE_EXCERPT_BYTES / 2 - 1);
+    expect(await sender.send(webhook('/busy'))).toMatchObject({ status: 429, excerpt: 'slow down', retryAfterSeconds: 7, error: null });
   });
 });

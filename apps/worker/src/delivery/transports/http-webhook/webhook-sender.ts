@@ -1,5 +1,6 @@
 import { AttemptError, AttemptResult } from '@herald/core';
-import { Dispatcher, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Dispatcher } from 'undici';
 import { DESTINATION_BLOCKED } from './safe-connector';
 
 /** How much of an answer's body the attempt log keeps. */
@@ -13,18 +14,28 @@ export interface OutgoingWebhook {
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|EPROTO$)/;
 
+/** What an exchange ends with, before its duration is added. */
+type ExchangeEnd = Omit<AttemptResult, 'durationMs'>;
+
+/** The reason an exchange is aborted once its excerpt is full: the rest of the body is not read. */
+const EXCERPT_FULL = new Error('response excerpt complete');
+
 /**
  * POSTs one webhook and classifies what happened. It never throws: a timeout, a refused
  * connection or a blocked destination is a result like a 500. Redirects are not followed
- * (undici's request() does not), so a 3xx is recorded as the failure it is.
+ * (undici's dispatch() does not), so a 3xx is recorded as the failure it is.
+ *
+ * Straight on undici's dispatch() with a small handler (Exchange), not request(): that one builds
+ * a Readable body, an AsyncResource and an AbortSignal listener per attempt (issue 21, "cheaper
+ * attempts"). Deadlines are one timer for every exchange in flight: all share the same timeout,
+ * so they fall due in the order they started, and the timer is armed for the oldest only.
  */
 export class WebhookSender {
-  /**
-   * Attempts in flight per caller's cancel signal (the worker's shutdown). One listener per
-   * signal aborts them all: AbortSignal.timeout + AbortSignal.any per attempt cost the worker
-   * ~4% of its CPU under load (bench/README.md, issue 12).
-   */
-  private readonly cancellable = new WeakMap<AbortSignal, Set<AbortController>>();
+  /** Exchanges in flight, oldest first: their deadlines in the same order. */
+  private readonly exchanges = new Set<Exchange>();
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  /** Exchanges in flight per caller's cancel signal (the worker's shutdown): one listener per signal cuts them all off. */
+  private readonly cancellable = new WeakMap<AbortSignal, Set<Exchange>>();
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -36,66 +47,132 @@ export class WebhookSender {
     await this.dispatcher.close();
   }
 
-  async send(webhook: OutgoingWebhook, abort?: AbortSignal): Promise<AttemptResult> {
+  send(webhook: OutgoingWebhook, abort?: AbortSignal): Promise<AttemptResult> {
     const started = performance.now();
-    const controller = new AbortController();
-    // The attempt's deadline: one timer in Node's list for this duration, cleared when it ends.
-    const deadline = setTimeout(() => controller.abort(), this.timeoutMs);
-    const inFlight = abort ? this.inFlightFor(abort) : undefined;
-    inFlight?.add(controller);
-    if (abort?.aborted) controller.abort();
-    const elapsed = () => Math.round(performance.now() - started);
-    try {
-      const response = await request(webhook.url, {
-        method: 'POST',
-        headers: webhook.headers,
-        body: webhook.body,
-        dispatcher: this.dispatcher,
-        signal: controller.signal,
+    return new Promise((resolve) => {
+      const cancelledWith = abort ? this.inFlightFor(abort) : undefined;
+      const exchange = new Exchange(started + this.timeoutMs, (end) => {
+        this.exchanges.delete(exchange);
+        cancelledWith?.delete(exchange);
+        if (this.exchanges.size === 0) this.disarmDeadlines();
+        resolve({ ...end, durationMs: Math.round(performance.now() - started) });
       });
-      const excerpt = await readExcerpt(response.body);
-      return {
-        status: response.statusCode,
-        excerpt,
-        error: null,
-        retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
-        durationMs: elapsed(),
-      };
-    } catch (error) {
-      return {
-        status: null,
-        excerpt: null,
-        error: classify(error, controller.signal.aborted),
-        retryAfterSeconds: null,
-        durationMs: elapsed(),
-      };
-    } finally {
-      clearTimeout(deadline);
-      inFlight?.delete(controller);
-    }
+      this.exchanges.add(exchange);
+      cancelledWith?.add(exchange);
+      if (!this.deadlineTimer) this.armDeadlines(this.timeoutMs);
+      if (abort?.aborted) exchange.cutOff();
+      try {
+        const url = new URL(webhook.url);
+        this.dispatcher.dispatch(
+          { origin: url.origin, path: url.pathname + url.search, method: 'POST', headers: webhook.headers, body: webhook.body },
+          exchange,
+        );
+      } catch (error) {
+        exchange.onResponseError(null, error as Error);
+      }
+    });
   }
 
-  private inFlightFor(abort: AbortSignal): Set<AbortController> {
+  /** Cuts off every exchange past its deadline, then waits for the oldest of the rest. */
+  private readonly sweepDeadlines = (): void => {
+    this.deadlineTimer = null;
+    const now = performance.now();
+    for (const exchange of this.exchanges) {
+      if (exchange.deadline > now) return this.armDeadlines(exchange.deadline - now);
+      // Out of the sweep now, whenever undici reports the abort.
+      this.exchanges.delete(exchange);
+      exchange.cutOff();
+    }
+  };
+
+  private armDeadlines(ms: number): void {
+    this.deadlineTimer = setTimeout(this.sweepDeadlines, Math.max(0, ms));
+  }
+
+  private disarmDeadlines(): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+  }
+
+  private inFlightFor(abort: AbortSignal): Set<Exchange> {
     const known = this.cancellable.get(abort);
     if (known) return known;
-    const controllers = new Set<AbortController>();
-    abort.addEventListener('abort', () => controllers.forEach((controller) => controller.abort()), { once: true });
-    this.cancellable.set(abort, controllers);
-    return controllers;
+    const exchanges = new Set<Exchange>();
+    abort.addEventListener('abort', () => exchanges.forEach((exchange) => exchange.cutOff()), { once: true });
+    this.cancellable.set(abort, exchanges);
+    return exchanges;
   }
 }
 
-/** Reads at most RESPONSE_EXCERPT_BYTES; a longer body is cut off (and its connection closed). */
-async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size >= RESPONSE_EXCERPT_BYTES) break;
+/**
+ * One exchange, as undici reports it (Dispatcher.DispatchHandler): the status, Retry-After and the
+ * first RESPONSE_EXCERPT_BYTES of the body; a longer body is cut off there (and its connection
+ * closed). Settles exactly once.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  /** Set when Herald cut the exchange off (its deadline, or shutdown): whatever undici then reports is a timeout. */
+  private cutOffWith: Error | null = null;
+  private status: number | null = null;
+  private retryAfter: IncomingHttpHeaders['retry-after'];
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    readonly deadline: number,
+    private readonly settle: (end: ExchangeEnd) => void,
+  ) {}
+
+  cutOff(): void {
+    if (this.cutOffWith || this.settled) return;
+    this.cutOffWith = new Error('the attempt was cut off');
+    // Before undici has started the request, onRequestStart aborts it as it does.
+    this.controller?.abort(this.cutOffWith);
   }
-  if (size >= RESPONSE_EXCERPT_BYTES) body.destroy();
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.cutOffWith) controller.abort(this.cutOffWith);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // 1xx answers are interim; the final one follows.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.retryAfter = headers['retry-after'];
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.size >= RESPONSE_EXCERPT_BYTES) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= RESPONSE_EXCERPT_BYTES) controller.abort(EXCERPT_FULL);
+  }
+
+  onResponseEnd(): void {
+    this.answered();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    if (error === EXCERPT_FULL && this.status !== null) return this.answered();
+    this.end({ status: null, excerpt: null, error: classify(error, this.cutOffWith !== null), retryAfterSeconds: null });
+  }
+
+  private answered(): void {
+    this.end({
+      status: this.status,
+      excerpt: Buffer.concat(this.chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+      error: null,
+      retryAfterSeconds: parseRetryAfter(this.retryAfter),
+    });
+  }
+
+  private end(end: ExchangeEnd): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle(end);
+  }
 }
 
 /** Retry-After as delta-seconds or an HTTP date; null when absent or unreadable. */
