@@ -16,7 +16,7 @@ import { BenchSink } from '../harness/sink';
 import { percentile, round } from '../harness/stats';
 import { startDurableRedis, startPeer } from '../peers/systems';
 import { RunningProcess } from '../harness/environment';
-import { attributeDeliveries, attributionFigures, DeliveryAttribution } from '../harness/attribution';
+import { attributeDeliveries, attributionFigures, DeliveryAttribution, STATISTICS_SETTLE_MS } from '../harness/attribution';
 
 const BATCH = 100;
 const LATENCY_RATE = 200;
@@ -142,6 +142,7 @@ export async function peers(context: BenchContext): Promise<BenchResult> {
         heraldWorker,
         `http://127.0.0.1:${workerMetricsPort}/metrics`,
         async () => (await deliveryRound(sink, c.requests, c.publish, c.name)).ids.length,
+        scaled(context, STATISTICS_SETTLE_MS, 0),
       );
       attributions.push([c.name, attribution]);
     }

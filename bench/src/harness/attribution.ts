@@ -6,9 +6,10 @@ import { round } from './stats';
 
 /**
  * PostgreSQL reports an idle backend's last second of counters after up to ten seconds
- * (PGSTAT_IDLE_INTERVAL); commits are read after this much quiet, so a round's are all in.
+ * (PGSTAT_IDLE_INTERVAL); commits are read after this much quiet, so a round's are all in. The
+ * smoke run (--quick) does not wait: its figures only show the harness works.
  */
-const STATISTICS_SETTLE_MS = 11_000;
+export const STATISTICS_SETTLE_MS = 11_000;
 
 /**
  * Where a delivery's cost goes (issue 21): CPU per process, commits, and how long a worker slot is
@@ -50,6 +51,7 @@ export async function attributeDeliveries(
   worker: RunningProcess,
   workerMetricsUrl: string,
   runRound: () => Promise<number>,
+  settleMs = STATISTICS_SETTLE_MS,
 ): Promise<DeliveryAttribution> {
   const footprint = new DatabaseFootprint(environment);
   const snapshot = async (): Promise<Snapshot> => ({
@@ -59,12 +61,12 @@ export async function attributeDeliveries(
     commits: (await footprint.snapshot(false)).commits,
     slots: slotHistogram(await (await request(workerMetricsUrl)).body.text()),
   });
-  await sleep(STATISTICS_SETTLE_MS);
+  await sleep(settleMs);
   const before = await snapshot();
   const deliveries = await runRound();
   // CPU is read at once (backends' counters are live); commits after the quiet.
   const cpu = { api: processCpuMs(api.pid), worker: processCpuMs(worker.pid), postgres: await footprint.serverCpuMs() };
-  await sleep(STATISTICS_SETTLE_MS);
+  await sleep(settleMs);
   const after = await snapshot();
   const perDelivery = (ms: number) => round((ms * 1000) / deliveries);
   const count = after.slots.count - before.slots.count;
