@@ -36,8 +36,9 @@ const RECORDING_BACKLOG_SLOTS = 2;
  * once nor more than HERALD_WORKER_HOST_CONCURRENCY towards one host (so one slow customer
  * cannot take every slot). A slot is one HTTP exchange: its outcome goes to the queue's finisher
  * (batched statements, two in flight) and the slot to the next delivery while it is recorded;
- * the loop stops claiming while the finisher is RECORDING_BACKLOG_SLOTS behind. It sleeps until the next delivery is due, a NOTIFY arrives or an
- * attempt frees a slot. A delivery of a throttled webhook is held (counted in flight) until
+ * the loop stops claiming while the finisher is RECORDING_BACKLOG_SLOTS behind. It sleeps until
+ * the next delivery is due, a NOTIFY arrives, or an exchange or a recorded outcome frees room
+ * worth a claim. A delivery of a throttled webhook is held (counted in flight) until
  * the slot the claim gave it, then attempted. On shutdown it stops claiming, lets attempts
  * finish, and releases whatever is still in flight after the grace period.
  */
@@ -331,7 +332,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
    * attempt wakes it sooner. After a claim that took everything it could, "the next one" is what
    * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts short of room,
-   * and ending exchanges and recorded outcomes wake the loop for those (worthAClaimAfterExchange, worthAClaimAfterRecording).
+   * and ending exchanges and recorded outcomes wake the loop for those (worthAClaimAfterExchange,
+   * worthAClaimAfterRecording).
    */
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
