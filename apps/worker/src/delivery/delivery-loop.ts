@@ -224,8 +224,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     const exchange = delivery.throttle
       ? this.attemptInSlot(delivery, delivery.throttle, context, token)
       : this.attempt.run(delivery, context, token, this.shutdown.signal);
+    let handedToFinisher = false;
     const slot = exchange
-      .then(({ recorded }) => this.awaitRecording(delivery.id, host, recorded))
+      .then(({ recorded }) => {
+        handedToFinisher = true;
+        this.awaitRecording(delivery.id, host, recorded);
+      })
       .catch((error) =>
         // The lease will run out and another attempt will follow; nothing is lost.
         this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be made'),
@@ -234,7 +238,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         this.metrics.recordSlot((realTime() - slotStarted) / 1000);
         count(this.perHost, host, -1);
         this.inFlight.delete(slot);
-        if (this.worthAClaimAfterExchange()) this.wake();
+        // Nothing to record after a failed attempt: its part of the host's room is back now.
+        const hostRoomBack = !handedToFinisher && this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0);
+        if (this.worthAClaimAfterExchange() || hostRoomBack) this.wake();
       });
     this.inFlight.add(slot);
   }
@@ -275,9 +281,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Whether a recorded outcome (a lease that ended) may have made a claim worth its statement:
-   * its host's room, counted in leases as the endpoint caps count them (HERALD_ENDPOINT_MAX_IN_FLIGHT),
-   * just reached the size worth claiming for; the finisher's backlog just fell below the bound
-   * the loop stopped claiming at; or nothing is in progress any more.
+   * its host's room, counted in leases (exchanging and recording) as the endpoint caps count
+   * theirs, just reached a quarter of HERALD_WORKER_HOST_CONCURRENCY; the finisher's backlog just
+   * fell below the bound the loop stopped claiming at; or nothing is in progress any more. An
+   * endpoint whose own cap is below the host's threshold gets its next claim when that host has
+   * nothing in progress, or from the poll, as before pipelining.
    */
   private worthAClaimAfterRecording(host: string, recordingOnHost: number): boolean {
     const leasedOnHost = (this.perHost.get(host) ?? 0) + recordingOnHost;
@@ -344,7 +352,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       this.nextDueAt = next !== null && next > this.lastClaimAt ? next : null;
     }
     let waitMs = poll;
-    if (this.nextDueAt !== null && this.inFlight.size < this.config.delivery.workerConcurrency) {
+    // Only while a claim could take something: with every slot busy, or the finisher's backlog at
+    // its bound, a due time already past would spin the loop; an ending exchange or a recorded
+    // outcome wakes it instead.
+    const canClaim = this.inFlight.size < this.config.delivery.workerConcurrency && this.recording.size < this.recordingBacklog;
+    if (this.nextDueAt !== null && canClaim) {
       waitMs = Math.max(0, Math.min(poll, this.nextDueAt - this.clock.now().getTime()));
     }
     await this.sleep(waitMs);
