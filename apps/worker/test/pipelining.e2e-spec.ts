@@ -38,17 +38,21 @@ describe('worker pipelining: slots send while outcomes are recorded', () => {
     await lock!.query('ROLLBACK');
   }
 
-  /** The first delivery's answer comes late enough for the test to lock its queue entry first. */
-  function answerFirstLate(): void {
+  /**
+   * An application whose first delivery has been sent and answered, its finish held back by the
+   * lock: the answer comes late enough for the test to take the lock first.
+   */
+  async function firstSentAndHeldAtFinish() {
     sink.respond((n) => (n === 1 ? { status: 200, delayMs: 400 } : { status: 200 }));
-  }
-
-  it('sends the next delivery while the last one is still being recorded', async () => {
-    answerFirstLate();
     const app = await fixtures.application({ url: sink.url() });
     const first = (await fixtures.publish(app))!;
     await sink.waitFor(1, 15_000);
     await holdFinishOf(first);
+    return { app, first };
+  }
+
+  it('sends the next delivery while the last one is still being recorded', async () => {
+    const { app, first } = await firstSentAndHeldAtFinish();
 
     const second = (await fixtures.publish(app))!;
     await sink.waitFor(2, 15_000);
@@ -64,11 +68,7 @@ describe('worker pipelining: slots send while outcomes are recorded', () => {
   });
 
   it('stops claiming while the finisher is two slots behind, and catches up when it can write', async () => {
-    answerFirstLate();
-    const app = await fixtures.application({ url: sink.url() });
-    const first = (await fixtures.publish(app))!;
-    await sink.waitFor(1, 15_000);
-    await holdFinishOf(first);
+    const { app, first } = await firstSentAndHeldAtFinish();
 
     const more: string[] = [];
     for (let i = 0; i < 5; i++) more.push((await fixtures.publish(app, 'acw_start', { i }))!);
@@ -86,11 +86,7 @@ describe('worker pipelining: slots send while outcomes are recorded', () => {
   });
 
   it('records, at shutdown, every outcome still with the finisher before it lets the pool go', async () => {
-    answerFirstLate();
-    const app = await fixtures.application({ url: sink.url() });
-    const first = (await fixtures.publish(app))!;
-    await sink.waitFor(1, 15_000);
-    await holdFinishOf(first);
+    const { app, first } = await firstSentAndHeldAtFinish();
 
     let stopped = false;
     const stopping = fixtures.stopWorker().then(() => (stopped = true));
