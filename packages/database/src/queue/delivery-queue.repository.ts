@@ -504,10 +504,10 @@ const finishSql = (statistics: boolean) => `WITH input AS (
        RETURNING delivery_id`;
 
 export const FINISH_SQL = finishSql(true);
-/** Finish statements in flight at once, at most (DeliveryQueueRepository.finishes). */
-const FINISH_LANES = 2;
 /** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTE. */
 export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
+/** Finish statements in flight at once, at most (DeliveryQueueRepository.finishes). */
+const FINISH_LANES = 2;
 
 /**
  * The worker's side of the queue: a claim is a lease on the delivery's queue row (a token and
