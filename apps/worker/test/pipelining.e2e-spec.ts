@@ -1,5 +1,6 @@
 import { DatabaseConnection, openDatabase } from '@herald/database/testing';
 import { Sink } from '@herald/testing';
+import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import { TestWorker } from './support/test-worker';
 
 /**
@@ -100,5 +101,39 @@ describe('worker pipelining: slots send while outcomes are recorded', () => {
     expect(delivery.status).toBe('succeeded');
     expect(delivery.attempts).toHaveLength(1);
     expect(await fixtures.sql('SELECT 1 FROM delivery_queue WHERE delivery_id = $1', [first])).toHaveLength(0);
+  });
+});
+
+/**
+ * Under a flood to one endpoint at its cap, the claim that refills it rides on the finish that
+ * frees its room (DeliveryQueueRepository.claimAfterFinishing): one commit for both, and no
+ * wait for a wake-up between them.
+ */
+describe('worker pipelining: claims ride on finishes', () => {
+  let fixtures: TestWorker;
+  let sink: Sink;
+
+  beforeEach(async () => {
+    sink = await new Sink(() => ({ status: 200, delayMs: 15 })).start();
+    fixtures = await TestWorker.start({ HERALD_WORKER_HOST_CONCURRENCY: '4', HERALD_ENDPOINT_MAX_IN_FLIGHT: '4' }, { runWorker: false });
+  });
+  afterEach(async () => {
+    await fixtures.close();
+    await sink.close();
+  });
+
+  it('refills an endpoint at its cap with claims made in its finishes, each delivery sent once', async () => {
+    const app = await fixtures.application({ url: sink.url() });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await fixtures.publish(app, 'acw_start', { i }))!);
+    await fixtures.startWorker();
+
+    await sink.waitFor(40, 30_000);
+    for (const id of ids) expect((await fixtures.settled(app, id)).status).toBe('succeeded');
+    expect(new Set(sink.received.map((r) => r.headers['webhook-id'])).size).toBe(40);
+    expect(sink.maxConcurrent).toBeLessThanOrEqual(4);
+    // The first claim is the loop's own; then the endpoint is refilled by claims riding on finishes.
+    const claims = await fixtures.inWorker(WorkerMetrics).claimCounts();
+    expect(claims.with_finish).toBeGreaterThanOrEqual(5);
   });
 });

@@ -3,7 +3,9 @@ import { Clock, CLOCK, HERALD_CONFIG, HeraldConfig } from '@herald/core';
 import {
   AttemptContextRecord,
   ChannelListener,
+  ClaimBatch,
   ClaimedDelivery,
+  ClaimOptions,
   DELIVERY_CHANNEL,
   DeliveryQueueRepository,
   THROTTLE_LATE_MS,
@@ -30,6 +32,11 @@ const SHUTDOWN_GRACE_MS = 25_000;
  * rather than piling up leases (and sent-but-unrecorded attempts a crash would send again).
  */
 const RECORDING_BACKLOG_SLOTS = 2;
+/**
+ * A claim waiting to ride on the next finish of its application (claimAfterFinishing) waits this
+ * long at most; then the loop claims on its own. Under a flood outcomes come every few milliseconds.
+ */
+const RIDE_PATIENCE_MS = 20;
 
 /**
  * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
@@ -51,11 +58,17 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly recording = new Set<Promise<void>>();
   /** Exchanges in flight per destination host: what the host cap limits (and the claim is told). */
   private readonly perHost = new Map<string, number>();
+  /** Exchanges in flight per application: while it has some, a finish of its lane is coming (claimAfterFinishing). */
+  private readonly exchangesPerApplication = new Map<number, number>();
   /** Outcomes being recorded per host: their leases, and so the endpoints' room, come back when they commit. */
   private readonly recordingPerHost = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
+  /** The loop's own claim is running. */
+  private claimingHere = false;
+  /** A claim riding on a finish (claimAfterFinishing), until its deliveries are started. */
+  private ride: Ride | null = null;
   private stopping = false;
   private wakePending = false;
   /** When the next delivery falls due, as last read after a claim; null: none known. */
@@ -106,6 +119,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     this.wake();
     for (const stopWaiting of [...this.holdWaiters]) stopWaiting();
     await this.running;
+    // A claim riding on a finish may still start what it took: those get the grace period too.
+    await this.rideTakenOver();
     const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
@@ -133,8 +148,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      await this.rideTakenOver();
+      if (this.stopping) break;
       // Behind on recording: no slot counts as free until the finisher catches up (it wakes the loop).
-      const free = this.recording.size >= this.recordingBacklog ? 0 : this.config.delivery.workerConcurrency - this.inFlight.size;
+      const free = this.freeSlots();
       const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
       let shortClaim = false;
       if (free > 0 && (free >= this.worthClaiming || this.inFlight.size === 0 || somethingDue)) {
@@ -161,36 +178,115 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private async claimAndStart(limit: number): Promise<{ dealtWith: number; moreApplications: boolean }> {
     this.wakePending = false;
+    const lease = this.newLease(limit);
+    this.claimingHere = true;
+    try {
+      const batch = await this.queue.claim(this.claimOptions(lease));
+      this.metrics.recordClaim('own');
+      return this.startClaimed(batch, lease);
+    } finally {
+      this.claimingHere = false;
+    }
+  }
+
+  /**
+   * A claim that rides on the finish of an outcome just handed over
+   * (DeliveryQueueRepository.claimAfterFinishing), for room that comes back only as that outcome
+   * commits (its lease ends): it sees the leases that finish ends, and shares its commit. Its size
+   * is decided when it runs, from the slots free then. One claim at a time, the loop's own or a
+   * rider: the limits count this worker's slots as the claim starts, so a loop woken meanwhile
+   * waits for a rider that has started and takes over one that has not. When the rider took all
+   * it could or the walk has applications left, the loop claims on (as after a claim of its own);
+   * when it failed, the loop claims instead.
+   */
+  private claimAfterFinishing(applicationId: number): void {
+    if (this.stopping || this.claimingHere || this.ride !== null) return;
+    const ride: Ride = { started: false, cancelled: false, done: Promise.resolve() };
+    let lease: Lease | null = null;
+    // With more of the application's exchanges to end, the claim waits for the next of their
+    // finishes rather than going alone: alone it would cost the commit it is meant to save. Should
+    // none come soon (they fail before a finish, or hang), the loop takes over.
+    const withNextFinish = (this.exchangesPerApplication.get(applicationId) ?? 0) > 0;
+    const patience = withNextFinish ? setTimeout(() => this.ride === ride && !ride.started && this.wake(), RIDE_PATIENCE_MS) : null;
+    const claimed = this.queue.claimAfterFinishing(
+      applicationId,
+      () => {
+        const free = this.freeSlots();
+        if (ride.cancelled || this.stopping || free <= 0) return null;
+        ride.started = true;
+        lease = this.newLease(Math.min(free, CLAIM_BATCH));
+        return this.claimOptions(lease);
+      },
+      { withNextFinish },
+    );
+    ride.done = claimed
+      .then((batch) => {
+        if (batch === null || lease === null) return;
+        this.metrics.recordClaim('with_finish');
+        const { dealtWith, moreApplications } = this.startClaimed(batch, lease);
+        if (dealtWith === lease.limit || moreApplications) this.wake();
+      })
+      .catch((error) => {
+        this.logger.warn({ err: error }, 'a claim riding on a finish failed; claiming on its own');
+        this.wake();
+      })
+      .finally(() => {
+        if (patience) clearTimeout(patience);
+        if (this.ride === ride) this.ride = null;
+      });
+    this.ride = ride;
+  }
+
+  /**
+   * One claim at a time: a rider that has started goes first (its limits counted the slots as it
+   * started), and one still waiting for its finish is called off, for the caller's own claim (or
+   * shutdown) to take over.
+   */
+  private async rideTakenOver(): Promise<void> {
+    const ride = this.ride;
+    if (ride?.started) await ride.done;
+    else if (ride) {
+      ride.cancelled = true;
+      this.ride = null;
+    }
+  }
+
+  /** Slots a claim may fill now: none while the finisher is RECORDING_BACKLOG_SLOTS behind. */
+  private freeSlots(): number {
+    return this.recording.size >= this.recordingBacklog ? 0 : this.config.delivery.workerConcurrency - this.inFlight.size;
+  }
+
+  private newLease(limit: number): Lease {
     const now = this.clock.now();
-    this.lastClaimAt = now.getTime();
     // 96 random bits: unique among the leases alive at any time, and 16 characters, not a UUID's
     // 36, in every queue row a claim writes (WAL, bench storage).
-    const token = randomBytes(12).toString('base64url');
-    const started = realTime();
-    const {
-      deliveries: claimed,
-      waiting,
-      databaseTimeMs,
-      nextClaimableAt,
-      lastVisited,
-      moreApplications,
-    } = await this.queue.claim({
-      limit,
-      token,
-      now,
-      leaseUntil: new Date(now.getTime() + this.config.delivery.leaseSeconds * 1000),
+    return { limit, now, token: randomBytes(12).toString('base64url'), startedAt: realTime() };
+  }
+
+  private claimOptions(lease: Lease): ClaimOptions {
+    this.lastClaimAt = lease.now.getTime();
+    return {
+      limit: lease.limit,
+      token: lease.token,
+      now: lease.now,
+      leaseUntil: new Date(lease.now.getTime() + this.config.delivery.leaseSeconds * 1000),
       hostsInFlight: this.perHost,
       hostCap: this.config.delivery.hostConcurrency,
       minHostRoom: this.minHostRoom,
       endpointCap: this.config.delivery.endpointMaxInFlight,
       afterApplicationId: this.walkFrom,
-    });
+    };
+  }
+
+  /** Starts what a claim took; returns how many due deliveries it dealt with, and whether its walk stopped before the last application. */
+  private startClaimed(batch: ClaimBatch, lease: Lease): { dealtWith: number; moreApplications: boolean } {
+    const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications } = batch;
     this.walkFrom = lastVisited;
-    this.refreshPlannerStatistics(realTime() - started, claimed.length);
+    this.refreshPlannerStatistics(realTime() - lease.startedAt, claimed.length);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
-    for (const delivery of claimed) this.start(delivery, token);
+    for (const delivery of claimed) this.start(delivery, lease.token);
     return { dealtWith: claimed.length + waiting, moreApplications };
   }
 
@@ -220,6 +316,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     count(this.perHost, host, +1);
+    count(this.exchangesPerApplication, delivery.applicationId, +1);
     const slotStarted = realTime();
     const exchange = delivery.throttle
       ? this.attemptInSlot(delivery, delivery.throttle, context, token)
@@ -236,11 +333,19 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       )
       .finally(() => {
         this.metrics.recordSlot((realTime() - slotStarted) / 1000);
-        count(this.perHost, host, -1);
+        const exchangingOnHost = count(this.perHost, host, -1);
+        count(this.exchangesPerApplication, delivery.applicationId, -1);
         this.inFlight.delete(slot);
-        // Nothing to record after a failed attempt: its part of the host's room is back now.
-        const hostRoomBack = !handedToFinisher && this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0);
-        if (this.worthAClaimAfterExchange() || hostRoomBack) this.wake();
+        if (handedToFinisher) {
+          if (this.worthAClaimAfterExchange()) this.wake();
+          // The host's room this exchange leaves comes back to the endpoint as its outcome commits
+          // (the endpoint caps count leases): a claim for it goes with that finish.
+          else if (host !== '' && this.config.delivery.hostConcurrency - exchangingOnHost === this.minHostRoom)
+            this.claimAfterFinishing(delivery.applicationId);
+        } else if (this.worthAClaimAfterExchange() || this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0)) {
+          // Nothing to record after a failed attempt: its part of the host's room is back now.
+          this.wake();
+        }
       });
     this.inFlight.add(slot);
   }
@@ -290,7 +395,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private worthAClaimAfterRecording(host: string, recordingOnHost: number): boolean {
     const leasedOnHost = (this.perHost.get(host) ?? 0) + recordingOnHost;
     return (
-      (host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
+      // A rider claims for that room already (claimAfterFinishing).
+      (this.ride === null && host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
       this.recording.size === this.recordingBacklog - 1 ||
       (this.inFlight.size === 0 && this.recording.size === 0)
     );
@@ -385,11 +491,28 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   }
 }
 
-/** Adds `delta` to the host's count, dropping hosts at 0; returns the new count. */
-function count(perHost: Map<string, number>, host: string, delta: number): number {
-  const next = (perHost.get(host) ?? 0) + delta;
-  if (next > 0) perHost.set(host, next);
-  else perHost.delete(host);
+/** A claim riding on a finish: whether it has started (its size decided), or was taken over by the loop's own claim. */
+interface Ride {
+  started: boolean;
+  cancelled: boolean;
+  /** Settles once its deliveries are started (or it took none, or failed). */
+  done: Promise<void>;
+}
+
+/** A claim's lease: its token, its size and the moment it was taken. */
+interface Lease {
+  limit: number;
+  token: string;
+  now: Date;
+  /** Real time as the claim started, for the slow-claim rule (PlannerStatisticsPolicy). */
+  startedAt: number;
+}
+
+/** Adds `delta` to the key's count (a host's, an application's), dropping keys at 0; returns the new count. */
+function count<K>(counts: Map<K, number>, key: K, delta: number): number {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
   return Math.max(0, next);
 }
 

@@ -35,6 +35,15 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly claims = new Counter({
+    name: 'herald_worker_claims_total',
+    help:
+      'Claims this worker made: in their own transaction (own), or riding on a finish statement, whose commit ' +
+      'they share and whose ended leases they can fill at once (with_finish).',
+    labelNames: ['claim'],
+    registers: [this.registry],
+  });
+
   private readonly throttled = new Counter({
     name: 'herald_delivery_throttled_total',
     help:
@@ -57,6 +66,18 @@ export class WorkerMetrics {
     // Every outcome from the start at 0, so rate() and alerts see a series before the first event.
     for (const outcome of ATTEMPT_OUTCOMES) this.outcomes.labels({ outcome }).inc(0);
     for (const reason of ['waiting', 'slot_missed']) this.throttled.labels({ reason }).inc(0);
+    for (const claim of ['own', 'with_finish']) this.claims.labels({ claim }).inc(0);
+  }
+
+  recordClaim(claim: 'own' | 'with_finish'): void {
+    this.claims.inc({ claim });
+  }
+
+  /** Claims made so far, of each kind (tests read it). */
+  async claimCounts(): Promise<Record<'own' | 'with_finish', number>> {
+    const { values } = await this.claims.get();
+    const of = (claim: string) => values.find((v) => v.labels.claim === claim)?.value ?? 0;
+    return { own: of('own'), with_finish: of('with_finish') };
   }
 
   recordThrottled(reason: 'waiting' | 'slot_missed', deliveries: number): void {

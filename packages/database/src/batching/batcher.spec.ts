@@ -52,3 +52,69 @@ describe('Batcher', () => {
     expect(sizes).toEqual([1, 3, 3, 1]);
   });
 });
+
+describe('Batcher riders', () => {
+  it('hands a rider to the next write, with the items waiting behind the one in flight', async () => {
+    const writes: { items: number[]; rider: string | null }[] = [];
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number, string>(async (items, rider) => {
+      writes.push({ items, rider });
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return items;
+    });
+    const first = batcher.submit(1);
+    const waiting = [2, 3].map((n) => batcher.submit(n));
+    batcher.ride('claim');
+    release();
+    await Promise.all([first, ...waiting]);
+    expect(writes).toEqual([
+      { items: [1], rider: null },
+      { items: [2, 3], rider: 'claim' },
+    ]);
+  });
+
+  it('writes a rider alone when no item waits, one rider per write', async () => {
+    const writes: { items: number[]; rider: string | null }[] = [];
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number, string>(async (items, rider) => {
+      writes.push({ items, rider });
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return items;
+    });
+    const first = batcher.submit(1);
+    batcher.ride('a');
+    batcher.ride('b');
+    release();
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([
+      { items: [1], rider: null },
+      { items: [], rider: 'a' },
+      { items: [], rider: 'b' },
+    ]);
+  });
+
+  it('starts a write for a rider on an idle batcher', async () => {
+    const riders: (string | null)[] = [];
+    const batcher = new Batcher<number, number, string>(async (items, rider) => {
+      riders.push(rider);
+      return items;
+    });
+    batcher.ride('alone');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(riders).toEqual(['alone']);
+  });
+
+  it('keeps a rider that waits for items until the next item, and writes them together', async () => {
+    const writes: { items: number[]; rider: string | null }[] = [];
+    const batcher = new Batcher<number, number, string>(async (items, rider) => {
+      writes.push({ items, rider });
+      return items;
+    });
+    batcher.ride('patient', { withItems: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([]);
+    await batcher.submit(7);
+    expect(writes).toEqual([{ items: [7], rider: 'patient' }]);
+  });
+});

@@ -2,14 +2,22 @@
  * Natural micro-batching: while one batch is being written, new items wait and go together in
  * the next one. At low load every batch has one item, so nothing waits; under load one round
  * trip and one commit serve many items. Each submitter gets its own item's result or error.
+ *
+ * A rider (`ride`) is other work that goes with the next write: the writer gets it beside that
+ * write's items, so both can share its transaction (the queue's finisher carries a claim that
+ * way). The rider is opaque here: the writer settles whatever it promised.
  */
-export class Batcher<I, O> {
+export class Batcher<I, O, R = never> {
   private queue: { item: I; resolve: (result: O) => void; reject: (error: unknown) => void }[] = [];
+  private riders: { rider: R; withItems: boolean }[] = [];
   private running = false;
 
-  /** `write` returns one result per item, in order; an Error in its place fails just that item. */
+  /**
+   * `write` returns one result per item, in order; an Error in its place fails just that item.
+   * It gets at most one rider per call, and may get one with no items (nothing was waiting).
+   */
   constructor(
-    private readonly write: (items: I[]) => Promise<(O | Error)[]>,
+    private readonly write: (items: I[], rider: R | null) => Promise<(O | Error)[]>,
     private readonly maxBatch = 200,
   ) {}
 
@@ -20,12 +28,33 @@ export class Batcher<I, O> {
     });
   }
 
+  /**
+   * Hands `rider` to the next write to start: after the one in flight, if any, with the items
+   * waiting by then. So it runs after every item submitted before it, unless more than a batch's
+   * worth of items were waiting. With nothing waiting, it goes alone, or, `withItems`, waits for
+   * the next item submitted (so that it shares a write with it).
+   */
+  ride(rider: R, { withItems = false } = {}): void {
+    this.riders.push({ rider, withItems });
+    if (!this.running && !withItems) void this.drain();
+  }
+
+  /** The rider for a write of `items` items: the first one waiting; for a write of none, the first that need not wait for items. */
+  private takeRider(items: number): R | null {
+    const index = items > 0 ? 0 : this.riders.findIndex((r) => !r.withItems);
+    return index >= 0 && index < this.riders.length ? this.riders.splice(index, 1)[0].rider : null;
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.riders.some((r) => !r.withItems)) {
       const batch = this.queue.splice(0, this.maxBatch);
+      const rider = this.takeRider(batch.length);
       try {
-        const results = await this.write(batch.map((entry) => entry.item));
+        const results = await this.write(
+          batch.map((entry) => entry.item),
+          rider,
+        );
         batch.forEach((entry, index) => {
           const result = results[index];
           if (result instanceof Error) entry.reject(result);

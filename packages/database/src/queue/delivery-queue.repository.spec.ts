@@ -492,6 +492,72 @@ describe('DeliveryQueueRepository', () => {
     });
   });
 
+  describe('claims riding on finishes', () => {
+    const done = () => ({ status: 'succeeded' as const, nextAttemptAt: null, now: new Date() });
+    const claimOptions = (overrides: Partial<ClaimOptions> = {}): ClaimOptions => {
+      const now = new Date();
+      return {
+        limit: 50,
+        token: randomUUID(),
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        hostsInFlight: new Map(),
+        hostCap: 16,
+        endpointCap: 2,
+        ...overrides,
+      };
+    };
+    /** The transaction that last wrote each row: the delivery's row, or its queue row while it has one. */
+    const writtenBy = async (ids: string[]) =>
+      (await rows(ids)).map((r) => (r.due_at === null ? r.versions.split('/')[0] : r.versions.split('/')[1]));
+
+    it('fills the room the finish ends, in that finish’s transaction', async () => {
+      const app = await application('10.0.1.1');
+      const [first, second, third, fourth] = await due(app, 4);
+      const token = randomUUID();
+      // An endpoint cap of 2: both leases taken, nothing more to claim until one ends.
+      expect((await claim({ token, endpointCap: 2 })).deliveries.map((d) => d.id)).toEqual([first, second]);
+      expect((await claim({ endpointCap: 2 })).deliveries).toEqual([]);
+
+      // The first finish is in flight; the second waits for the lane's next statement, and the claim rides on it.
+      const finishes = [first, second].map((id) => queue.finish({ ...ref(id), applicationId: app }, token, done(), attempt()));
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions());
+      expect(await Promise.all(finishes)).toEqual([true, true]);
+
+      expect(claimed!.deliveries.map((d) => d.id)).toEqual([third, fourth]);
+      const [firstBy, secondBy, thirdBy, fourthBy] = await writtenBy([first, second, third, fourth]);
+      // One transaction: the second's finish and both leases; the first's finish committed before it.
+      expect(thirdBy).toBe(secondBy);
+      expect(fourthBy).toBe(secondBy);
+      expect(firstBy).not.toBe(secondBy);
+    });
+
+    it('claims alone when no finish waits, and not at all when the worker has no slots by then', async () => {
+      const app = await application('10.0.1.2');
+      const [only] = await due(app, 1);
+      expect(await queue.claimAfterFinishing(app, () => null)).toBeNull();
+      expect((await rows([only]))[0].lease_token).toBeNull();
+
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions());
+      expect(claimed!.deliveries.map((d) => d.id)).toEqual([only]);
+    });
+
+    it('records the finish on its own when the claim riding on it fails', async () => {
+      const app = await application('10.0.1.3');
+      const [first, second] = await due(app, 2);
+      const token = randomUUID();
+      await claim({ token });
+      const finishes = [first, second].map((id) => queue.finish({ ...ref(id), applicationId: app }, token, done(), attempt()));
+      const failing = queue.claimAfterFinishing(app, () => {
+        throw new Error('the claim could not be made');
+      });
+
+      await expect(failing).rejects.toThrow('the claim could not be made');
+      expect(await Promise.all(finishes)).toEqual([true, true]);
+      expect((await rows([first, second])).map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+    });
+  });
+
   describe('retries and the backlog', () => {
     it('puts a delivery with a retry to come back in the queue at its next attempt, and counts the queue by state', async () => {
       const app = await application('10.0.0.8');

@@ -165,6 +165,23 @@ interface FinishItem {
   exhaustedNotice: ExhaustedNoticeIds | null;
 }
 
+/** A claim waiting to ride on a lane's next finish (DeliveryQueueRepository.claimAfterFinishing). */
+interface ClaimRider {
+  options: () => ClaimOptions | null;
+  resolve: (claimed: ClaimBatch | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs a rider's claim on its own (nothing to finish with it) and settles it. */
+async function settleClaim(rider: ClaimRider, claim: (options: ClaimOptions) => Promise<ClaimBatch>): Promise<void> {
+  try {
+    const options = rider.options();
+    rider.resolve(options === null ? null : await claim(options));
+  } catch (error) {
+    rider.reject(error);
+  }
+}
+
 /**
  * Ids for the `delivery.exhausted` notice of a delivery that fails for good on this attempt
  * (PRODUCT.md §10); queued with the attempt, and only when an operational webhook is configured.
@@ -526,7 +543,7 @@ export class DeliveryQueueRepository {
    */
   private readonly finishes = Array.from(
     { length: FINISH_LANES },
-    () => new Batcher<FinishItem, boolean>((items) => this.finishMany(items)),
+    () => new Batcher<FinishItem, boolean, ClaimRider>((items, rider) => this.finishMany(items, rider)),
   );
   private readonly finishSql: string;
   /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
@@ -548,11 +565,35 @@ export class DeliveryQueueRepository {
    * for it: the second statement runs only when a throttled delivery was among the due ones.
    * Notices to the operational webhook are never throttled (the throttle is the customer's).
    */
-  async claim(options: ClaimOptions): Promise<ClaimBatch> {
+  claim(options: ClaimOptions): Promise<ClaimBatch> {
+    return this.claimWith(this.pg.sql, options);
+  }
+
+  /**
+   * A claim as claim() makes it, in the same transaction as the next finish statement of
+   * `applicationId`'s lane and after it (the finish in flight, if any, commits first): the leases
+   * that finish ends are room the claim can use at once, and the two share one commit. Under a
+   * flood to one endpoint, a claim of its own after every few finishes was a third of the
+   * commits per delivery (bench/ storage, isolation). `options` is read when the claim is about
+   * to run, so it sees the worker's slots as they are then; null there means no claim after all
+   * (the promise resolves null). When the claim fails, the finish is written again on its own and
+   * the promise rejects: the worker claims on its own instead. With nothing waiting in the lane,
+   * the claim runs alone, or, `withNextFinish`, waits for the next outcome submitted to it (the
+   * caller knows whether one is coming).
+   */
+  claimAfterFinishing(
+    applicationId: number,
+    options: () => ClaimOptions | null,
+    { withNextFinish = false } = {},
+  ): Promise<ClaimBatch | null> {
+    return new Promise((resolve, reject) => this.laneOf(applicationId).ride({ options, resolve, reject }, { withItems: withNextFinish }));
+  }
+
+  private async claimWith(sql: SqlQuery, options: ClaimOptions): Promise<ClaimBatch> {
     const minHostRoom = options.minHostRoom ?? 1;
     const hosts = [...options.hostsInFlight];
     const busyHosts = hosts.filter(([, count]) => options.hostCap - count < minHostRoom).map(([host]) => host);
-    const rows = await this.pg.sql<
+    const rows = await sql<
       ClaimedRow &
         ContextRow & { throttled: boolean; next_claimable_at: Date | null; last_visited: number | null; more_applications: boolean }
     >(CLAIM, [
@@ -579,7 +620,7 @@ export class DeliveryQueueRepository {
       .map((row) => toClaimedDelivery(row, null, toContext(row)));
     const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
     if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, ...walk };
-    const throttled = await this.claimThrottled(throttledIds, options);
+    const throttled = await this.claimThrottled(sql, throttledIds, options);
     return {
       deliveries: [...deliveries, ...throttled.held],
       waiting: throttled.waiting,
@@ -605,26 +646,29 @@ export class DeliveryQueueRepository {
 
   /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */
   private async claimThrottled(
+    sql: SqlQuery,
     ids: string[],
     options: ClaimOptions,
   ): Promise<{ held: ClaimedDelivery[]; waiting: number; databaseTimeMs: number | null; nextDueAt: Date | null }> {
     const hosts = [...options.hostsInFlight];
-    const rows = await this.pg.sql<
-      ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string; next_attempt_at: Date }
-    >(CLAIM_THROTTLED_SQL, [
-      options.now,
-      ids,
-      options.token,
-      options.leaseUntil,
-      hosts.map(([host]) => host),
-      hosts.map(([, count]) => count),
-      options.hostCap,
-      options.endpointCap,
-    ]);
+    const rows = await sql<ClaimedRow & { hold: boolean; slot: string; slot_ms: string; database_ms: string; next_attempt_at: Date }>(
+      CLAIM_THROTTLED_SQL,
+      [
+        options.now,
+        ids,
+        options.token,
+        options.leaseUntil,
+        hosts.map(([host]) => host),
+        hosts.map(([, count]) => count),
+        options.hostCap,
+        options.endpointCap,
+      ],
+    );
     const heldRows = rows.filter((row) => row.hold);
     const contexts = new Map(
       (
         await this.loadContexts(
+          sql,
           heldRows.map((row) => row.id),
           options.now,
         )
@@ -653,9 +697,9 @@ export class DeliveryQueueRepository {
   }
 
   /** The contexts of held throttled deliveries (the main claim reads its own as it claims). */
-  private async loadContexts(deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
+  private async loadContexts(sql: SqlQuery, deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
-    const rows = await this.pg.sql<ContextRow>(LOAD_CONTEXTS, [now, deliveryIds]);
+    const rows = await sql<ContextRow>(LOAD_CONTEXTS, [now, deliveryIds]);
     return rows.filter((row) => row.event_id !== null).map(toContext);
   }
 
@@ -673,23 +717,55 @@ export class DeliveryQueueRepository {
     attempt: NewAttemptRecord,
     exhaustedNotice: ExhaustedNoticeIds | null = null,
   ): Promise<boolean> {
-    return this.finishes[Math.abs(delivery.applicationId % FINISH_LANES)].submit({ delivery, token, outcome, attempt, exhaustedNotice });
+    return this.laneOf(delivery.applicationId).submit({ delivery, token, outcome, attempt, exhaustedNotice });
+  }
+
+  private laneOf(applicationId: number): Batcher<FinishItem, boolean, ClaimRider> {
+    return this.finishes[Math.abs(applicationId % FINISH_LANES)];
   }
 
   /**
    * One statement for the batch; when keyed deliveries are in it, in a transaction that first
    * takes their applications' ordering lock (queue.sql.ts), as the statement may unblock the next
-   * delivery of their keys.
+   * delivery of their keys. A claim riding on the batch (claimAfterFinishing) runs after it in
+   * the same transaction, or alone when the batch is empty.
    */
-  private async finishMany(items: FinishItem[]): Promise<boolean[]> {
+  private async finishMany(items: FinishItem[], rider: ClaimRider | null): Promise<boolean[]> {
+    if (rider === null) return this.finishAlone(items);
+    if (items.length === 0) {
+      await settleClaim(rider, (options) => this.claimWith(this.pg.sql, options));
+      return [];
+    }
+    try {
+      const [rows, claimed] = await this.pg.transaction(async (sql) => {
+        const finished = await this.finishIn(sql, items);
+        const options = rider.options();
+        return [finished, options === null ? null : await this.claimWith(sql, options)] as const;
+      });
+      rider.resolve(claimed);
+      return this.recordedOf(items, rows);
+    } catch (error) {
+      // Whichever failed took the other with it: the outcomes are written again on their own,
+      // and the worker claims on its own.
+      rider.reject(error);
+      return this.finishAlone(items);
+    }
+  }
+
+  private async finishAlone(items: FinishItem[]): Promise<boolean[]> {
+    const keyed = items.some((i) => i.delivery.orderingKey !== null);
+    const rows = keyed ? await this.pg.transaction((sql) => this.finishIn(sql, items)) : await this.finishStatement(this.pg.sql, items);
+    return this.recordedOf(items, rows);
+  }
+
+  /** The finish statement on `sql`, a transaction's when keyed deliveries are among the items (their ordering lock first). */
+  private async finishIn(sql: SqlQuery, items: FinishItem[]): Promise<{ delivery_id: string }[]> {
     const ordered = items.filter((i) => i.delivery.orderingKey !== null).map((i) => i.delivery.applicationId);
-    const rows =
-      ordered.length === 0
-        ? await this.finishStatement(this.pg.sql, items)
-        : await this.pg.transaction(async (sql) => {
-            await sql(ORDERING_LOCK_SQL, [ordered]);
-            return this.finishStatement(sql, items);
-          });
+    if (ordered.length > 0) await sql(ORDERING_LOCK_SQL, [ordered]);
+    return this.finishStatement(sql, items);
+  }
+
+  private recordedOf(items: FinishItem[], rows: { delivery_id: string }[]): boolean[] {
     const recorded = new Set(rows.map((row) => row.delivery_id));
     if (recorded.size > 0) this.finishesRecorded++;
     return items.map((item) => recorded.has(item.delivery.id));
