@@ -100,7 +100,7 @@ export async function isolation(context: BenchContext): Promise<BenchResult> {
     },
     {
       metric: 'A flooding: row updates per delivery',
-      value: round(flooding.rowUpdatesPerDelivery!, 2),
+      value: round(flooding.rowUpdatesPerDelivery!, 3),
       unit: '',
       target: '<= 2',
       pass: flooding.rowUpdatesPerDelivery! <= 2,

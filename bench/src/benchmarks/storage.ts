@@ -102,7 +102,7 @@ interface ShapeMeasurement {
   cpuMs: { api: number; worker: number; postgres: number };
 }
 
-const perEvent = (value: number, m: ShapeMeasurement) => round(value / m.delivered, 2);
+const perEvent = (value: number, m: ShapeMeasurement) => round(value / m.delivered, 3);
 
 async function measureShape(context: BenchContext, shape: Shape): Promise<ShapeMeasurement> {
   const sink = await new BenchSink(() => 200, shape.replyDelayMs).start();
@@ -227,7 +227,7 @@ function shapeFigures(shape: Shape, m: ShapeMeasurement): Figure[] {
     { metric: name('tuples inserted per event'), value: round(total.inserted / m.delivered, 2), unit: '' },
     {
       metric: name('tuples updated per event'),
-      value: round(updatesPerEvent, 2),
+      value: round(updatesPerEvent, 3),
       unit: '',
       ...(shape.name === 'flood' ? { target: '<= 2', pass: updatesPerEvent <= 2 } : {}),
     },
