@@ -302,7 +302,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   private start(delivery: ClaimedDelivery, token: string): void {
     const { context } = delivery;
-    const host = context.webhook ? new URL(context.webhook.url).hostname.toLowerCase() : '';
+    const host = context.destinationHost;
     const onHost = this.perHost.get(host) ?? 0;
     if (host && onHost >= this.config.delivery.hostConcurrency) {
       // The claim takes no more for a host than its room, so only a host shared by two

@@ -159,6 +159,8 @@ describe('DeliveryQueueRepository', () => {
       expect(first.deliveries[0]).toMatchObject({ id, applicationId: app, eventType: 'acw_start', attemptCount: 0 });
       expect(first.deliveries[0].context).toMatchObject({
         webhook: { url: 'http://10.0.0.4:9/hook' },
+        // Read from the column stored with the URL, for the host caps.
+        destinationHost: '10.0.0.4',
         subscription: { active: true },
         event: { traceContext: null },
       });

@@ -139,6 +139,11 @@ export interface AttemptContextRecord {
   webhookActive: boolean;
   /** The application's webhook, or the operator's (then `webhook` is the operational webhook's, with the default retry policy). */
   destination: DeliveryDestination;
+  /**
+   * The host of `webhook`'s URL as stored beside it (`destination_host`, written with the URL):
+   * what the host caps count, read rather than parsed again per attempt. '' without a webhook.
+   */
+  destinationHost: string;
   /** null when the application no longer subscribes to the event. */
   subscription: { ensureDelivery: boolean; active: boolean } | null;
   /** Secrets valid now, current first. */
@@ -224,6 +229,7 @@ type ContextRow = {
   operational_url: string | null;
   operational_headers: unknown;
   operational_secret: string | null;
+  destination_host: string | null;
 } & (WebhookRow | { [Column in keyof WebhookRow]: null });
 
 /**
@@ -238,7 +244,8 @@ function contextColumns(d: string): string {
           ARRAY(SELECT ws.secret FROM webhook_secrets ws
                  WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
                  ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
-          ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret`;
+          ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret,
+          CASE WHEN ${d}.destination = 'operational' THEN ow.destination_host ELSE w.destination_host END AS destination_host`;
 }
 
 /**
@@ -900,6 +907,7 @@ function toWebhookContext(row: ContextRow): AttemptContextRecord {
     destination: 'webhook',
     event: eventOf(row),
     webhook: row.url === null ? null : toWebhookRecord(row),
+    destinationHost: row.url === null ? '' : (row.destination_host ?? ''),
     webhookActive: row.webhook_state !== 'disabled',
     subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
     secrets: row.secrets ?? [],
@@ -927,6 +935,7 @@ function toOperationalContext(row: ContextRow): AttemptContextRecord {
             retryPolicy: { ...DEFAULT_RETRY_POLICY },
             headers: (headers ?? {}) as Record<string, string>,
           },
+    destinationHost: row.operational_url === null ? '' : (row.destination_host ?? ''),
     webhookActive: true,
     subscription: { ensureDelivery: true, active: true },
     secrets: row.operational_secret === null ? [] : [row.operational_secret],
