@@ -1,3 +1,4 @@
+import { EventRepository } from '@herald/database';
 import { DatabaseConnection, openDatabase } from '@herald/database/testing';
 import { Sink } from '@herald/testing';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
@@ -135,5 +136,38 @@ describe('worker pipelining: claims ride on finishes', () => {
     // The first claim is the loop's own; then the endpoint is refilled by claims riding on finishes.
     const claims = await fixtures.inWorker(WorkerMetrics).claimCounts();
     expect(claims.with_finish).toBeGreaterThanOrEqual(5);
+  });
+
+  it('claims on its own when the finish a claim waits for does not come', async () => {
+    // After a warm-up delivery (the loop idle, its LISTEN connected), five events in one
+    // statement, so one NOTIFY: the first answers at once and the next three hang. Then there is
+    // room for one more, and a claim waiting for the application's next finish, which will not
+    // come for 3 s; nothing else wakes the loop before its 1 s poll.
+    sink.respond((n) => (n >= 3 && n <= 5 ? { status: 200, delayMs: 3_000 } : { status: 200 }));
+    const app = await fixtures.application({ url: sink.url() });
+    await fixtures.startWorker();
+    await fixtures.settled(app, (await fixtures.publish(app))!);
+    const stamp = Date.now().toString(36);
+    const batch = Array.from({ length: 5 }, (_, i) => ({
+      event: {
+        id: `evt_${stamp}b${i}`,
+        eventType: 'acw_start',
+        payload: JSON.stringify({ i }),
+        createdAt: new Date(),
+        deliveryId: `dlv_${stamp}b${i}`,
+        ignoresSubscription: false,
+        filteredOut: false,
+        traceContext: null,
+        idempotencyKey: null,
+        orderingKey: null,
+      },
+      idempotency: null,
+    }));
+    expect((await fixtures.app.get(EventRepository).publishBatch(app, batch, () => true)).kind).toBe('stored');
+
+    await sink.waitFor(6, 15_000);
+    // Taken over after 20 ms (RIDE_PATIENCE_MS): the fifth of the batch goes out long before the
+    // hanging answers, and before the poll would have claimed it.
+    expect(sink.received[5].at - sink.received[1].at).toBeLessThan(600);
   });
 });

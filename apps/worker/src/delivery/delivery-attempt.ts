@@ -14,6 +14,8 @@ import { DELIVERY_TRANSPORTS, DeliveryTransports } from './transports/delivery-t
  */
 export interface AttemptExchange {
   recorded: Promise<AttemptOutcome>;
+  /** True when the outcome goes to the queue's finisher (a finish statement), not a cancel, pause or release of its own. */
+  viaFinisher?: boolean;
 }
 
 /**
@@ -111,6 +113,6 @@ export class DeliveryAttempt {
         ? { eventId: this.ids.next('evt'), deliveryId: this.ids.next('dlv') }
         : null,
     );
-    return recordedAs(recorded, step.status === 'pending' ? 'retry_scheduled' : step.status);
+    return { ...recordedAs(recorded, step.status === 'pending' ? 'retry_scheduled' : step.status), viaFinisher: true };
   }
 }

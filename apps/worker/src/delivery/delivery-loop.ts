@@ -69,6 +69,16 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private claimingHere = false;
   /** A claim riding on a finish (claimAfterFinishing), until its deliveries are started. */
   private ride: Ride | null = null;
+  /**
+   * Wake-up rules passed over while a rider was on its way (one claim at a time): a claim is
+   * owed once it is done, unless its own claim took that room (owesAClaim).
+   */
+  private wakeOwed = false;
+  /** Hosts whose room came back while a rider was on its way. */
+  private readonly owedHosts = new Set<string>();
+  /** A wake-up at the due time a rider's claim saw (wakeWhenDue). */
+  private dueWake: NodeJS.Timeout | null = null;
+  private dueWakeAt = 0;
   private stopping = false;
   private wakePending = false;
   /** When the next delivery falls due, as last read after a claim; null: none known. */
@@ -116,6 +126,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    if (this.dueWake !== null) clearTimeout(this.dueWake);
     this.wake();
     for (const stopWaiting of [...this.holdWaiters]) stopWaiting();
     await this.running;
@@ -149,6 +160,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private async loop(): Promise<void> {
     while (!this.stopping) {
       await this.rideTakenOver();
+      // A rider may have been handed over while this awaited: it goes first (the next turn).
+      if (this.ride !== null) continue;
       if (this.stopping) break;
       // Behind on recording: no slot counts as free until the finisher catches up (it wakes the loop).
       const free = this.freeSlots();
@@ -178,6 +191,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private async claimAndStart(limit: number): Promise<{ dealtWith: number; moreApplications: boolean }> {
     this.wakePending = false;
+    // This claim serves whatever a rider's wait made the loop pass over.
+    this.wakeOwed = false;
+    this.owedHosts.clear();
     const lease = this.newLease(limit);
     this.claimingHere = true;
     try {
@@ -199,20 +215,25 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * it could or the walk has applications left, the loop claims on (as after a claim of its own);
    * when it failed, the loop claims instead.
    */
-  private claimAfterFinishing(applicationId: number): void {
-    if (this.stopping || this.claimingHere || this.ride !== null) return;
-    const ride: Ride = { started: false, cancelled: false, done: Promise.resolve() };
+  private claimAfterFinishing(applicationId: number, host: string): void {
+    if (this.stopping || this.claimingHere) return;
+    if (this.ride !== null) {
+      // One claim at a time: this room is claimed for once the rider is done.
+      this.owedHosts.add(host);
+      return;
+    }
+    const ride: Ride = { started: false, cancelled: false, done: Promise.resolve(), withdraw: () => false };
     let lease: Lease | null = null;
     // With more of the application's exchanges to end, the claim waits for the next of their
     // finishes rather than going alone: alone it would cost the commit it is meant to save. Should
     // none come soon (they fail before a finish, or hang), the loop takes over.
     const withNextFinish = (this.exchangesPerApplication.get(applicationId) ?? 0) > 0;
     const patience = withNextFinish ? setTimeout(() => this.ride === ride && !ride.started && this.wake(), RIDE_PATIENCE_MS) : null;
-    const claimed = this.queue.claimAfterFinishing(
+    const { claimed, withdraw } = this.queue.claimAfterFinishing(
       applicationId,
       () => {
         const free = this.freeSlots();
-        if (ride.cancelled || this.stopping || free <= 0) return null;
+        if (ride.cancelled || this.stopping || this.claimingHere || free <= 0) return null;
         ride.started = true;
         lease = this.newLease(Math.min(free, CLAIM_BATCH));
         return this.claimOptions(lease);
@@ -225,6 +246,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         this.metrics.recordClaim('with_finish');
         const { dealtWith, moreApplications } = this.startClaimed(batch, lease);
         if (dealtWith === lease.limit || moreApplications) this.wake();
+        // Took what there was: the loop's sleep was set before this claim saw what falls due next.
+        else this.wakeWhenDue(lease.now.getTime());
       })
       .catch((error) => {
         this.logger.warn({ err: error }, 'a claim riding on a finish failed; claiming on its own');
@@ -233,7 +256,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .finally(() => {
         if (patience) clearTimeout(patience);
         if (this.ride === ride) this.ride = null;
+        if (this.owesAClaim()) this.wake();
       });
+    ride.withdraw = withdraw;
     this.ride = ride;
   }
 
@@ -247,8 +272,46 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     if (ride?.started) await ride.done;
     else if (ride) {
       ride.cancelled = true;
+      ride.withdraw();
       this.ride = null;
     }
+  }
+
+  /**
+   * After a rider's short claim: wakes the loop when the next delivery that claim saw falls due,
+   * if that is sooner than the poll (an expired lease it could not take is no reason: as in
+   * waitForWork, that would spin).
+   */
+  private wakeWhenDue(claimedAt: number): void {
+    const next = this.claimedNextDueAt;
+    if (next === null || next <= claimedAt || this.stopping) return;
+    const wait = next - this.clock.now().getTime();
+    if (wait >= POLL_INTERVAL_MS || (this.dueWake !== null && this.dueWakeAt <= next)) return;
+    if (this.dueWake !== null) clearTimeout(this.dueWake);
+    this.dueWakeAt = next;
+    this.dueWake = setTimeout(
+      () => {
+        this.dueWake = null;
+        this.wake();
+      },
+      Math.max(0, wait),
+    );
+  }
+
+  /**
+   * Whether a rider that has just finished leaves a claim owed: a rule passed over while it was
+   * on its way, or a host whose room (in leases) came back then and is still there after its claim.
+   */
+  private owesAClaim(): boolean {
+    const owed = this.wakeOwed || [...this.owedHosts].some((host) => this.hostRoom(host) >= this.minHostRoom);
+    this.wakeOwed = false;
+    this.owedHosts.clear();
+    return owed;
+  }
+
+  /** The host's room in leases: its cap less this worker's exchanges and outcomes being recorded there. */
+  private hostRoom(host: string): number {
+    return this.config.delivery.hostConcurrency - (this.perHost.get(host) ?? 0) - (this.recordingPerHost.get(host) ?? 0);
   }
 
   /** Slots a claim may fill now: none while the finisher is RECORDING_BACKLOG_SLOTS behind. */
@@ -322,9 +385,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       ? this.attemptInSlot(delivery, delivery.throttle, context, token)
       : this.attempt.run(delivery, context, token, this.shutdown.signal);
     let handedToFinisher = false;
+    let throughFinisher = false;
     const slot = exchange
-      .then(({ recorded }) => {
+      .then(({ recorded, viaFinisher }) => {
         handedToFinisher = true;
+        throughFinisher = viaFinisher === true;
         this.awaitRecording(delivery.id, host, recorded);
       })
       .catch((error) =>
@@ -340,8 +405,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
           if (this.worthAClaimAfterExchange()) this.wake();
           // The host's room this exchange leaves comes back to the endpoint as its outcome commits
           // (the endpoint caps count leases): a claim for it goes with that finish.
-          else if (host !== '' && this.config.delivery.hostConcurrency - exchangingOnHost === this.minHostRoom)
-            this.claimAfterFinishing(delivery.applicationId);
+          else if (throughFinisher && host !== '' && this.config.delivery.hostConcurrency - exchangingOnHost === this.minHostRoom)
+            this.claimAfterFinishing(delivery.applicationId, host);
         } else if (this.worthAClaimAfterExchange() || this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0)) {
           // Nothing to record after a failed attempt: its part of the host's room is back now.
           this.wake();
@@ -365,7 +430,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .finally(() => {
         this.recording.delete(recording);
         const recordingOnHost = count(this.recordingPerHost, host, -1);
-        if (this.worthAClaimAfterRecording(host, recordingOnHost)) this.wake();
+        if (!this.worthAClaimAfterRecording(host, recordingOnHost)) return;
+        if (this.ride === null) this.wake();
+        else if (host !== '' && this.hostRoom(host) >= this.minHostRoom) this.owedHosts.add(host);
+        else this.wakeOwed = true;
       });
     this.recording.add(recording);
   }
@@ -395,8 +463,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private worthAClaimAfterRecording(host: string, recordingOnHost: number): boolean {
     const leasedOnHost = (this.perHost.get(host) ?? 0) + recordingOnHost;
     return (
-      // A rider claims for that room already (claimAfterFinishing).
-      (this.ride === null && host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
+      (host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
       this.recording.size === this.recordingBacklog - 1 ||
       (this.inFlight.size === 0 && this.recording.size === 0)
     );
@@ -497,6 +564,8 @@ interface Ride {
   cancelled: boolean;
   /** Settles once its deliveries are started (or it took none, or failed). */
   done: Promise<void>;
+  /** Takes it back from the finisher lane, when no finish has taken it up yet. */
+  withdraw: () => boolean;
 }
 
 /** A claim's lease: its token, its size and the moment it was taken. */

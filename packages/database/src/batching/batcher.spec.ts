@@ -117,4 +117,20 @@ describe('Batcher riders', () => {
     await batcher.submit(7);
     expect(writes).toEqual([{ items: [7], rider: 'patient' }]);
   });
+
+  it('takes back a rider no write has got yet, and only then', async () => {
+    const riders: (string | null)[] = [];
+    const batcher = new Batcher<number, number, string>(async (items, rider) => {
+      riders.push(rider);
+      return items;
+    });
+    const withdraw = batcher.ride('withdrawn', { withItems: true });
+    expect(withdraw()).toBe(true);
+    await batcher.submit(1);
+    expect(riders).toEqual([null]);
+    const tooLate = batcher.ride('taken', { withItems: true });
+    await batcher.submit(2);
+    expect(tooLate()).toBe(false);
+    expect(riders).toEqual([null, 'taken']);
+  });
 });

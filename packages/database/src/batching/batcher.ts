@@ -32,11 +32,18 @@ export class Batcher<I, O, R = never> {
    * Hands `rider` to the next write to start: after the one in flight, if any, with the items
    * waiting by then. So it runs after every item submitted before it, unless more than a batch's
    * worth of items were waiting. With nothing waiting, it goes alone, or, `withItems`, waits for
-   * the next item submitted (so that it shares a write with it).
+   * the next item submitted (so that it shares a write with it). Returns a withdrawal: true when
+   * it took the rider out before any write got it.
    */
-  ride(rider: R, { withItems = false } = {}): void {
-    this.riders.push({ rider, withItems });
+  ride(rider: R, { withItems = false } = {}): () => boolean {
+    const entry = { rider, withItems };
+    this.riders.push(entry);
     if (!this.running && !withItems) void this.drain();
+    return () => {
+      const index = this.riders.indexOf(entry);
+      if (index >= 0) this.riders.splice(index, 1);
+      return index >= 0;
+    };
   }
 
   /** The rider for a write of `items` items: the first one waiting; for a write of none, the first that need not wait for items. */

@@ -523,7 +523,7 @@ describe('DeliveryQueueRepository', () => {
 
       // The first finish is in flight; the second waits for the lane's next statement, and the claim rides on it.
       const finishes = [first, second].map((id) => queue.finish({ ...ref(id), applicationId: app }, token, done(), attempt()));
-      const claimed = await queue.claimAfterFinishing(app, () => claimOptions());
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions()).claimed;
       expect(await Promise.all(finishes)).toEqual([true, true]);
 
       expect(claimed!.deliveries.map((d) => d.id)).toEqual([third, fourth]);
@@ -537,24 +537,31 @@ describe('DeliveryQueueRepository', () => {
     it('claims alone when no finish waits, and not at all when the worker has no slots by then', async () => {
       const app = await application('10.0.1.2');
       const [only] = await due(app, 1);
-      expect(await queue.claimAfterFinishing(app, () => null)).toBeNull();
+      expect(await queue.claimAfterFinishing(app, () => null).claimed).toBeNull();
       expect((await rows([only]))[0].lease_token).toBeNull();
 
-      const claimed = await queue.claimAfterFinishing(app, () => claimOptions());
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions()).claimed;
       expect(claimed!.deliveries.map((d) => d.id)).toEqual([only]);
+
+      // One waiting for a finish that never comes is called off untaken.
+      const [later] = await due(app, 1);
+      const waiting = queue.claimAfterFinishing(app, () => claimOptions(), { withNextFinish: true });
+      expect(waiting.withdraw()).toBe(true);
+      expect(await waiting.claimed).toBeNull();
+      expect((await rows([later]))[0].lease_token).toBeNull();
     });
 
-    it('records the finish on its own when the claim riding on it fails', async () => {
+    it('records the finish on its own when the claim riding on it fails in PostgreSQL, after the finish ran', async () => {
       const app = await application('10.0.1.3');
       const [first, second] = await due(app, 2);
       const token = randomUUID();
       await claim({ token });
       const finishes = [first, second].map((id) => queue.finish({ ...ref(id), applicationId: app }, token, done(), attempt()));
-      const failing = queue.claimAfterFinishing(app, () => {
-        throw new Error('the claim could not be made');
-      });
+      // A negative LIMIT: PostgreSQL refuses the claim after the finish statement ran in the
+      // transaction, which rolls both back.
+      const failing = queue.claimAfterFinishing(app, () => claimOptions({ limit: -1 })).claimed;
 
-      await expect(failing).rejects.toThrow('the claim could not be made');
+      await expect(failing).rejects.toThrow(/LIMIT must not be negative/);
       expect(await Promise.all(finishes)).toEqual([true, true]);
       expect((await rows([first, second])).map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
     });

@@ -170,6 +170,13 @@ interface FinishItem {
   exhaustedNotice: ExhaustedNoticeIds | null;
 }
 
+/** A claim handed to a finisher lane (DeliveryQueueRepository.claimAfterFinishing). */
+export interface RidingClaim {
+  /** What it claimed; null when it claimed nothing after all, or was withdrawn. */
+  claimed: Promise<ClaimBatch | null>;
+  withdraw: () => boolean;
+}
+
 /** A claim waiting to ride on a lane's next finish (DeliveryQueueRepository.claimAfterFinishing). */
 interface ClaimRider {
   options: () => ClaimOptions | null;
@@ -586,14 +593,20 @@ export class DeliveryQueueRepository {
    * (the promise resolves null). When the claim fails, the finish is written again on its own and
    * the promise rejects: the worker claims on its own instead. With nothing waiting in the lane,
    * the claim runs alone, or, `withNextFinish`, waits for the next outcome submitted to it (the
-   * caller knows whether one is coming).
+   * caller knows whether one is coming). `withdraw` calls off a claim that has not been taken up
+   * yet (it resolves null); it is false once the claim is on its way.
    */
-  claimAfterFinishing(
-    applicationId: number,
-    options: () => ClaimOptions | null,
-    { withNextFinish = false } = {},
-  ): Promise<ClaimBatch | null> {
-    return new Promise((resolve, reject) => this.laneOf(applicationId).ride({ options, resolve, reject }, { withItems: withNextFinish }));
+  claimAfterFinishing(applicationId: number, options: () => ClaimOptions | null, { withNextFinish = false } = {}): RidingClaim {
+    let withdraw = () => false;
+    const claimed = new Promise<ClaimBatch | null>((resolve, reject) => {
+      const takeBack = this.laneOf(applicationId).ride({ options, resolve, reject }, { withItems: withNextFinish });
+      withdraw = () => {
+        const withdrawn = takeBack();
+        if (withdrawn) resolve(null);
+        return withdrawn;
+      };
+    });
+    return { claimed, withdraw };
   }
 
   private async claimWith(sql: SqlQuery, options: ClaimOptions): Promise<ClaimBatch> {
