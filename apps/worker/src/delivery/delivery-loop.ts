@@ -233,7 +233,13 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       applicationId,
       () => {
         const free = this.freeSlots();
-        if (ride.cancelled || this.stopping || this.claimingHere || free <= 0) return null;
+        if (ride.cancelled || this.stopping || free <= 0) return null;
+        if (this.claimingHere) {
+          // The loop's own claim is running and may have counted the endpoint before this finish
+          // freed its room: the room is owed a claim once it is done.
+          this.wakeOwed = true;
+          return null;
+        }
         ride.started = true;
         lease = this.newLease(Math.min(free, CLAIM_BATCH));
         return this.claimOptions(lease);
