@@ -54,14 +54,20 @@ describe('Batcher', () => {
 });
 
 describe('Batcher riders', () => {
-  it('hands a rider to the next write, with the items waiting behind the one in flight', async () => {
+  /** A batcher recording each write's items and rider, whose first write waits for release(). */
+  function heldAtFirstWrite() {
     const writes: { items: number[]; rider: string | null }[] = [];
-    let release: () => void = () => undefined;
+    let releaseFirst: () => void = () => undefined;
     const batcher = new Batcher<number, number, string>(async (items, rider) => {
       writes.push({ items, rider });
-      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      if (writes.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
       return items;
     });
+    return { batcher, writes, release: () => releaseFirst() };
+  }
+
+  it('hands a rider to the next write, with the items waiting behind the one in flight', async () => {
+    const { batcher, writes, release } = heldAtFirstWrite();
     const first = batcher.submit(1);
     const waiting = [2, 3].map((n) => batcher.submit(n));
     batcher.ride('claim');
@@ -74,13 +80,7 @@ describe('Batcher riders', () => {
   });
 
   it('writes a rider alone when no item waits, one rider per write', async () => {
-    const writes: { items: number[]; rider: string | null }[] = [];
-    let release: () => void = () => undefined;
-    const batcher = new Batcher<number, number, string>(async (items, rider) => {
-      writes.push({ items, rider });
-      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      return items;
-    });
+    const { batcher, writes, release } = heldAtFirstWrite();
     const first = batcher.submit(1);
     batcher.ride('a');
     batcher.ride('b');

@@ -78,9 +78,10 @@ describe('DeliveryQueueRepository', () => {
   /** How the statements after a claim name an unkeyed delivery. */
   const ref = (id: string) => ({ id, applicationId: 0, orderingKey: null, manualAttempt: false });
 
-  function claim(options: Partial<ClaimOptions> = {}) {
+  /** A claim's options as a worker with nothing in flight makes them, leased for a minute. */
+  function claimOptions(overrides: Partial<ClaimOptions> = {}): ClaimOptions {
     const now = new Date();
-    return queue.claim({
+    return {
       limit: 50,
       token: randomUUID(),
       now,
@@ -88,8 +89,12 @@ describe('DeliveryQueueRepository', () => {
       hostsInFlight: new Map(),
       hostCap: 16,
       endpointCap: 16,
-      ...options,
-    });
+      ...overrides,
+    };
+  }
+
+  function claim(options: Partial<ClaimOptions> = {}) {
+    return queue.claim(claimOptions(options));
   }
 
   /** Each delivery as the API shows it, its queue row's lease and due time (null once out of the queue), and both rows' versions. */
@@ -496,19 +501,6 @@ describe('DeliveryQueueRepository', () => {
 
   describe('claims riding on finishes', () => {
     const done = () => ({ status: 'succeeded' as const, nextAttemptAt: null, now: new Date() });
-    const claimOptions = (overrides: Partial<ClaimOptions> = {}): ClaimOptions => {
-      const now = new Date();
-      return {
-        limit: 50,
-        token: randomUUID(),
-        now,
-        leaseUntil: new Date(now.getTime() + 60_000),
-        hostsInFlight: new Map(),
-        hostCap: 16,
-        endpointCap: 2,
-        ...overrides,
-      };
-    };
     /** The transaction that last wrote each row: the delivery's row, or its queue row while it has one. */
     const writtenBy = async (ids: string[]) =>
       (await rows(ids)).map((r) => (r.due_at === null ? r.versions.split('/')[0] : r.versions.split('/')[1]));
@@ -523,7 +515,7 @@ describe('DeliveryQueueRepository', () => {
 
       // The first finish is in flight; the second waits for the lane's next statement, and the claim rides on it.
       const finishes = [first, second].map((id) => queue.finish({ ...ref(id), applicationId: app }, token, done(), attempt()));
-      const claimed = await queue.claimAfterFinishing(app, () => claimOptions()).claimed;
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions({ endpointCap: 2 })).claimed;
       expect(await Promise.all(finishes)).toEqual([true, true]);
 
       expect(claimed!.deliveries.map((d) => d.id)).toEqual([third, fourth]);
@@ -540,12 +532,12 @@ describe('DeliveryQueueRepository', () => {
       expect(await queue.claimAfterFinishing(app, () => null).claimed).toBeNull();
       expect((await rows([only]))[0].lease_token).toBeNull();
 
-      const claimed = await queue.claimAfterFinishing(app, () => claimOptions()).claimed;
+      const claimed = await queue.claimAfterFinishing(app, () => claimOptions({ endpointCap: 2 })).claimed;
       expect(claimed!.deliveries.map((d) => d.id)).toEqual([only]);
 
       // One waiting for a finish that never comes is called off untaken.
       const [later] = await due(app, 1);
-      const waiting = queue.claimAfterFinishing(app, () => claimOptions(), { withNextFinish: true });
+      const waiting = queue.claimAfterFinishing(app, () => claimOptions({ endpointCap: 2 }), { withNextFinish: true });
       expect(waiting.withdraw()).toBe(true);
       expect(await waiting.claimed).toBeNull();
       expect((await rows([later]))[0].lease_token).toBeNull();
