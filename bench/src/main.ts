@@ -1,3 +1,4 @@
+import { apiPublish } from './benchmarks/api-publish';
 import { apiRead } from './benchmarks/api-read';
 import { apiWrite } from './benchmarks/api-write';
 import { claimScale } from './benchmarks/claim-scale';
@@ -22,6 +23,7 @@ import { BenchResult, printTable, RESULTS_DIR } from './harness/report';
 export const BENCHMARKS: Record<string, (context: BenchContext) => Promise<BenchResult>> = {
   'api-read': apiRead,
   'api-write': apiWrite,
+  'api-publish': apiPublish,
   'delivery-throughput': deliveryThroughput,
   'delivery-latency': deliveryLatency,
   'keyed-publishes': keyedPublishes,

@@ -1,7 +1,8 @@
 import { HeraldTracing, NestPinoLogger, TRACING } from '@herald/runtime';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { AppExceptionFilter, ErrorResponder } from './common/errors/app-exception.filter';
 import { errorEnvelope } from './common/errors/error-envelope';
+import { registerDirectRoutes } from './common/http/direct-routes';
 import { registerJsonBodyParser } from './common/http/json-body-parser';
 import { answerConnectRequests, requestLineProblem } from './common/http/protocol-errors';
 import { REQUEST_ID_HEADER } from './common/http/request-id';
@@ -9,6 +10,7 @@ import { RouteTable } from './common/http/route-table';
 import { registerRequestTracing } from './common/tracing/request-tracing';
 import { setupSwagger } from './common/swagger/swagger';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
+import { DIRECT_PUBLISH_ROUTES } from './events/publish-routes';
 import { ApiMetrics } from './metrics/api-metrics';
 
 /** Probed by orchestrators and Prometheus every few seconds: not worth a log line each. */
@@ -52,7 +54,11 @@ export function configureApp(app: NestFastifyApplication): void {
   const logger = new NestPinoLogger(fastify.log as never);
   app.useLogger(logger);
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new AppExceptionFilter(routes, logger));
+  const errors = new ErrorResponder(routes, logger);
+  app.useGlobalFilters(new AppExceptionFilter(errors));
+  // Nothing global may be added around Nest's routes (an interceptor, another guard) without
+  // adding it to the direct routes too: they run only what direct-routes.ts lists.
+  registerDirectRoutes(app, fastify, errors, DIRECT_PUBLISH_ROUTES);
   // Exit once shut down instead of re-raising the signal (Nest's default): a process killed by its
   // signal never emits 'exit', where the logger writes the lines still waiting for their batch.
   app.enableShutdownHooks(undefined, { useProcessExit: true });

@@ -111,13 +111,13 @@ const objectKey: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** An object with exactly these own keys, `__proto__` included (a literal or assignment would set the prototype). */
-function objectFrom(entries: [string, unknown][]): Record<string, unknown> {
+export function objectFrom(entries: [string, unknown][]): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return object;
 }
 
-const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+export const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constant(null),

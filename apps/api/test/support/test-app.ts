@@ -1,5 +1,6 @@
 import { HeraldConfig, parseHeraldConfig } from '@herald/core';
 import { cloneDatabase, TestDatabase, testServerUrl, testTemplateDatabase } from '@herald/database/testing';
+import { Type } from '@nestjs/common';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
@@ -28,6 +29,10 @@ export interface TestAppOptions {
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
   /** An existing database instead of a fresh clone. */
   databaseUrl?: string;
+  /** Controllers beside the app's own (a test's probe of the wiring). */
+  controllers?: Type[];
+  /** Runs after configureApp, before init (a test's addition to the wiring). */
+  beforeInit?: (app: NestFastifyApplication) => void;
 }
 
 /** Boots the production app wiring on its own cloned database. */
@@ -47,11 +52,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     HERALD_RATE_LIMIT_BURST: '1000000',
     ...options.env,
   });
-  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)], controllers: options.controllers ?? [] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(createLogger(config)), NEST_APP_OPTIONS);
   configureApp(app);
-  await app.init();
+  options.beforeInit?.(app);
+  try {
+    await app.init();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await db.drop();
+    throw error;
+  }
   await app.getHttpAdapter().getInstance().ready();
   const http = request(app.getHttpServer());
   return {

@@ -1,60 +1,23 @@
-import { AppError } from '@herald/contracts';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiKeyRateLimiter } from '../rate-limit/api-key-rate-limiter';
-import { ApiKeyCache } from './api-key-cache';
 import { ADMIN_ONLY, AuthenticatedRequest, PUBLIC_ROUTE, REFUSES_PORTAL_TOKENS } from './auth.decorators';
-import { assertPortalMayCall } from './portal-access';
-import { looksLikePortalToken } from './portal-token';
+import { RequestAuthenticator } from './request-authenticator';
 
-/**
- * Authenticates every route but the public ones. The key arrives as `Authorization: <key>` or
- * `Authorization: Bearer <key>`; only its SHA-256 is looked up (through ApiKeyCache, which a
- * revocation empties of that key at once). The seed answers 403 for everything a caller may
- * not do; 401 is never used. A valid key then spends one token of its rate limit. A customer
- * portal token (`hp_…`) is a key too, confined to its one application (portal-access.ts).
- */
+/** Authenticates every Nest route but the @Public ones, with the marks the route carries (RequestAuthenticator). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly apiKeys: ApiKeyCache,
-    private readonly rateLimiter: ApiKeyRateLimiter,
+    private readonly authenticator: RequestAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const key = presentedKey(request.headers.authorization);
-    if (!key) throw new AppError('API_KEY_MISSING', 'Send your API key in the Authorization header.');
-
-    const principal = await this.apiKeys.principalFor(key);
-    if (!principal) {
-      const problem = looksLikePortalToken(key)
-        ? 'The portal token is unknown, has expired or has been revoked.'
-        : 'The API key is unknown or has been revoked.';
-      throw new AppError('API_KEY_INVALID', problem);
-    }
-    request.principal = principal;
-    // Counted once the key is known to be valid, so nobody can spend another caller's budget.
-    this.rateLimiter.spend(principal.keyId);
-
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && principal.scope !== 'admin') {
-      throw new AppError('SCOPE_REQUIRED', 'This route needs an admin API key.');
-    }
-    if (principal.scope === 'portal') {
-      assertPortalMayCall(principal, request, this.reflector.getAllAndOverride<boolean>(REFUSES_PORTAL_TOKENS, targets) === true);
-    }
+    await this.authenticator.authenticate(context.switchToHttp().getRequest<AuthenticatedRequest>(), {
+      adminOnly: this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) === true,
+      refusesPortalTokens: this.reflector.getAllAndOverride<boolean>(REFUSES_PORTAL_TOKENS, targets) === true,
+    });
     return true;
   }
-}
-
-function presentedKey(header: string | undefined): string | null {
-  const value = header?.trim();
-  if (!value) return null;
-  const bearer = /^bearer\s+(.+)$/i.exec(value);
-  const key = (bearer ? bearer[1] : value).trim();
-  return key === '' ? null : key;
 }

@@ -8,20 +8,17 @@ import { toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './to-app-error';
 
 /**
  * The one place an error becomes a response. Every non-2xx answer, on every route, leaves here
- * with the envelope of PRODUCT.md §2 and a code from the directory. Unexpected errors are
+ * with the envelope of PRODUCT.md §2 and a code from the directory: through AppExceptionFilter
+ * on Nest's routes, directly from the direct routes (direct-routes.ts). Unexpected errors are
  * logged with the request id and answered 500-00 without internals.
  */
-@Catch()
-export class AppExceptionFilter implements ExceptionFilter {
+export class ErrorResponder {
   constructor(
     private readonly routes: RouteTable,
     private readonly logger: LoggerService,
   ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
+  send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const error = this.resolve(exception, request);
 
     if (error.status >= 500) {
@@ -49,6 +46,17 @@ export class AppExceptionFilter implements ExceptionFilter {
       });
     }
     return new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${quoteInput(request.url.split('?')[0])}.`);
+  }
+}
+
+/** Every error on Nest's routes, answered by the ErrorResponder. */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  constructor(private readonly errors: ErrorResponder) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    this.errors.send(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }
 

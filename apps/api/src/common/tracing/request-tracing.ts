@@ -38,7 +38,11 @@ export function registerRequestTracing(fastify: FastifyInstance, tracing: Herald
 }
 
 /** The request's server span, the parent of the publish a handler makes; null when traces are off. */
-export const RequestTrace = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): RequestSpan | null =>
-    context.switchToHttp().getRequest<TracedFastifyRequest>()[REQUEST_SPAN] ?? null,
+export function requestSpanOf(request: FastifyRequest): RequestSpan | null {
+  return (request as TracedFastifyRequest)[REQUEST_SPAN] ?? null;
+}
+
+/** requestSpanOf for a Nest handler's parameter. */
+export const RequestTrace = createParamDecorator((_data: unknown, context: ExecutionContext): RequestSpan | null =>
+  requestSpanOf(context.switchToHttp().getRequest<FastifyRequest>()),
 );
