@@ -94,10 +94,13 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       for (const [name, value] of Object.entries(recorded)) expect([name, received.get(name.toLowerCase())]).toEqual([name, value]);
     });
 
-    it('is signed with both secrets during the 24 hours after a rotation', async () => {
+    it('is signed with both secrets during the 24 hours after a rotation, from the next attempt on', async () => {
       const app = await worker.application({ url: sink.url() });
       const webhooks = worker.app.get(WebhookRepository);
       const previous = (await webhooks.currentSecret(app))!;
+      // An attempt first: the worker now holds this webhook's configuration (WebhookConfigs).
+      await worker.publish(app);
+      await sink.waitFor(1);
       const now = new Date();
       const current = (await webhooks.rotateSecret(
         app,
@@ -107,30 +110,36 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
         testAudit(),
       ))!;
       await worker.publish(app);
-      const [request] = await sink.waitFor(1);
+      const [, request] = await sink.waitFor(2);
       const headers = request.headers as Record<string, string>;
       expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
       for (const secret of [current, previous]) expect(() => new Webhook(secret).verify(request.body, headers)).not.toThrow();
     });
 
-    it('is signed with the current secret alone once the previous one has expired', async () => {
+    it('is signed with the current secret alone once the previous one has expired, though nothing else changed', async () => {
       const app = await worker.application({ url: sink.url() });
       const webhooks = worker.app.get(WebhookRepository);
       const previous = (await webhooks.currentSecret(app))!;
       const now = new Date();
+      const retiredUntil = new Date(now.getTime() + 1_000);
       const current = (await webhooks.rotateSecret(
         app,
         { id: 'sec_expiring', secret: 'whsec_' + Buffer.alloc(32, 9).toString('base64') },
         now,
-        new Date(now.getTime() - 1),
+        retiredUntil,
         testAudit(),
       ))!;
       await worker.publish(app);
-      const [request] = await sink.waitFor(1);
-      const headers = request.headers as Record<string, string>;
+      const [during] = await sink.waitFor(1);
+      expect((during.headers as Record<string, string>)['webhook-signature'].split(' ')).toHaveLength(2);
+      // The same configuration version, held by the worker: the expiry is applied as each attempt is signed.
+      await new Promise((resolve) => setTimeout(resolve, retiredUntil.getTime() - Date.now() + 50));
+      await worker.publish(app);
+      const [, after] = await sink.waitFor(2);
+      const headers = after.headers as Record<string, string>;
       expect(headers['webhook-signature'].split(' ')).toHaveLength(1);
-      expect(() => new Webhook(current).verify(request.body, headers)).not.toThrow();
-      expect(() => new Webhook(previous).verify(request.body, headers)).toThrow();
+      expect(() => new Webhook(current).verify(after.body, headers)).not.toThrow();
+      expect(() => new Webhook(previous).verify(after.body, headers)).toThrow();
     });
 
     it('keeps webhook-id and the body the same on every attempt', async () => {

@@ -44,7 +44,8 @@ const REPLACE_SQL = preparedStatement(
   'replace_webhook',
   `WITH saved AS (
        UPDATE webhooks w SET (url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
-                           = ($2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json), updated_at = now()
+                           = ($2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json), updated_at = now(),
+                           config_version = nextval('webhook_config_versions')
         WHERE w.application_id = $1
           AND (w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type, w.backoff_value)
             = ($10, $11::smallint, $12, $13, $14::backoff_type, $15)
@@ -144,9 +145,10 @@ export class WebhookRepository {
    * Secrets whose grace has run out are removed. The audit record is written in the same
    * transaction. Null (and no record) when no webhook is configured.
    *
-   * The webhook row is locked first, in its own statement: under READ COMMITTED each later
-   * statement then sees what a rotation that held the lock before us committed. (One CTE
-   * statement would keep the snapshot it took before waiting and leave two current secrets.)
+   * The webhook row is locked first, in its own statement, which also renumbers its configuration
+   * (workers keep secrets by that number): under READ COMMITTED each later statement then sees
+   * what a rotation that held the lock before us committed. (One CTE statement would keep the
+   * snapshot it took before waiting and leave two current secrets.)
    */
   async rotateSecret(
     scope: ApplicationScope,
@@ -157,7 +159,10 @@ export class WebhookRepository {
   ): Promise<string | null> {
     const applicationId = scope.applicationId;
     return this.pg.transaction(async (sql) => {
-      const locked = await sql(`SELECT 1 FROM webhooks WHERE application_id = $1 FOR UPDATE`, [applicationId]);
+      const locked = await sql(
+        `UPDATE webhooks SET config_version = nextval('webhook_config_versions') WHERE application_id = $1 RETURNING 1`,
+        [applicationId],
+      );
       if (locked.length === 0) return null;
       await sql(`DELETE FROM webhook_secrets WHERE application_id = $1 AND expires_at IS NOT NULL AND expires_at <= $2`, [
         applicationId,

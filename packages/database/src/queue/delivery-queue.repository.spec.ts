@@ -499,6 +499,51 @@ describe('DeliveryQueueRepository', () => {
     });
   });
 
+  describe('webhook configurations kept by version (issue 21, item 3)', () => {
+    /** The webhook and secrets a claim of one new delivery of `applicationId` hands its attempt; the delivery is then finished. */
+    const claimedWebhook = async (applicationId: number) => {
+      await due(applicationId, 1);
+      const options = claimOptions();
+      const [delivery] = (await queue.claim(options)).deliveries;
+      await queue.finish(delivery, options.token, { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt());
+      return { webhook: delivery.context.webhook, secrets: delivery.context.secrets };
+    };
+    const renumber = (applicationId: number) =>
+      sql(db.url, `UPDATE webhooks SET config_version = nextval('webhook_config_versions') WHERE application_id = $1`, [applicationId]);
+
+    it('reads a configuration once per version: a change is seen from its new version on', async () => {
+      const app = await application('10.0.7.1');
+      expect((await claimedWebhook(app)).webhook?.url).toBe('http://10.0.7.1:9/hook');
+
+      // Written without a new version (no statement of Herald's does this): the kept one still serves.
+      await sql(db.url, `UPDATE webhooks SET url = 'http://10.0.7.1:9/unseen' WHERE application_id = $1`, [app]);
+      expect((await claimedWebhook(app)).webhook?.url).toBe('http://10.0.7.1:9/hook');
+
+      await sql(db.url, `INSERT INTO webhook_secrets (id, application_id, secret) VALUES ($1, $2, 'whsec_new')`, [`sec_${app}`, app]);
+      await renumber(app);
+      expect(await claimedWebhook(app)).toEqual({
+        webhook: expect.objectContaining({ url: 'http://10.0.7.1:9/unseen' }),
+        secrets: ['whsec_new'],
+      });
+    });
+
+    it('never serves a removed webhook’s configuration to the one configured after it', async () => {
+      const app = await application('10.0.7.2');
+      expect((await claimedWebhook(app)).webhook?.url).toBe('http://10.0.7.2:9/hook');
+      await sql(db.url, 'DELETE FROM webhooks WHERE application_id = $1', [app]);
+      expect((await claimedWebhook(app)).webhook).toBeNull();
+      await sql(
+        db.url,
+        `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+         VALUES ($1, 'http://10.0.7.2:9/again', '10.0.7.2', 1, 1, 3, 'fixed', 0, '{"X-Again": "1"}')`,
+        [app],
+      );
+      expect((await claimedWebhook(app)).webhook).toEqual(
+        expect.objectContaining({ url: 'http://10.0.7.2:9/again', headers: { 'X-Again': '1' } }),
+      );
+    });
+  });
+
   describe('claims riding on finishes', () => {
     const done = () => ({ status: 'succeeded' as const, nextAttemptAt: null, now: new Date() });
     /** The transaction that last wrote each row: the delivery's row, or its queue row while it has one. */

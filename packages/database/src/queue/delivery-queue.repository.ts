@@ -4,6 +4,7 @@ import { Batcher } from '../batching/batcher';
 import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
+import { WebhookConfig, WebhookConfigs } from './webhook-configs';
 import {
   DEQUEUED_COLUMNS,
   ENQUEUED_COLUMNS,
@@ -17,7 +18,6 @@ import {
   tryClaimLock,
   unblockNext,
 } from './queue.sql';
-import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/webhook.sql';
 import { recordPendingStatistics } from '../statistics/delivery-statistics.sql';
 
 export interface ClaimedDelivery {
@@ -218,7 +218,7 @@ export interface DeliveryBacklog {
 /** An attempt to record; the database numbers it. */
 export type NewAttemptRecord = Omit<DeliveryAttemptRecord, 'number'>;
 
-/** An attempt's context; the webhook's columns are all null when it has been deleted. */
+/** An attempt's context; the webhook's columns are null when it has been deleted. */
 type ContextRow = {
   delivery_id: string;
   event_id: string;
@@ -231,26 +231,25 @@ type ContextRow = {
   ensure_delivery: boolean | null;
   active: boolean | null;
   webhook_state: string | null;
-  secrets: string[];
+  /** Its webhook's configuration version (WebhookConfigs holds what it stands for). */
+  config_version: string | null;
   destination: DeliveryDestination;
   operational_url: string | null;
   operational_headers: unknown;
   operational_secret: string | null;
   destination_host: string | null;
-} & (WebhookRow | { [Column in keyof WebhookRow]: null });
+};
 
 /**
  * The columns of an attempt's context (ContextRow) for the delivery `d` (any relation with the
- * deliveries' id, destination, application_id, event_type and event_id), joined by contextJoins;
- * $1 is now (secrets expired by then are left out).
+ * deliveries' id, destination, application_id, event_type and event_id), joined by contextJoins.
+ * Of the webhook, its state, host and configuration version only: the worker keeps the
+ * configuration itself by version (WebhookConfigs).
  */
 function contextColumns(d: string): string {
   return `${d}.id AS delivery_id, ${d}.destination, e.id AS event_id, e.event_type, e.application_id, e.created_at AS event_created_at,
-          e.payload, e.ordering_key AS event_ordering_key, e.trace_context AS event_trace_context, ${webhookColumns('w')}, w.state AS webhook_state,
+          e.payload, e.ordering_key AS event_ordering_key, e.trace_context AS event_trace_context, w.config_version, w.state AS webhook_state,
           s.ensure_delivery, s.active,
-          ARRAY(SELECT ws.secret FROM webhook_secrets ws
-                 WHERE ws.application_id = ${d}.application_id AND (ws.expires_at IS NULL OR ws.expires_at > $1)
-                 ORDER BY ws.expires_at DESC NULLS FIRST, ws.created_at DESC) AS secrets,
           ow.url AS operational_url, ow.headers AS operational_headers, ow.secret AS operational_secret,
           CASE WHEN ${d}.destination = 'operational' THEN ow.destination_host ELSE w.destination_host END AS destination_host`;
 }
@@ -266,12 +265,12 @@ function contextJoins(d: string, events = 'events'): string {
           LEFT JOIN operational_webhook ow ON ${d}.destination = 'operational'`;
 }
 
-/** Contexts of the deliveries $2, now $1 (loadContexts). */
+/** Contexts of the deliveries $1 (loadContexts). */
 const LOAD_CONTEXTS = preparedStatement(
   'load_contexts',
   `SELECT ${contextColumns('d')}
      FROM delivery_queue q JOIN deliveries d ON d.application_id = q.application_id AND d.id = q.delivery_id ${contextJoins('d')}
-    WHERE q.delivery_id = ANY($2::text[])`,
+    WHERE q.delivery_id = ANY($1::text[])`,
 );
 
 /** The walk's first step: the first application (with its earliest ready entry) where `where` holds. */
@@ -560,6 +559,8 @@ export class DeliveryQueueRepository {
     () => new Batcher<FinishItem, boolean, ClaimRider>((items, rider) => this.finishMany(items, rider)),
   );
   private readonly finishSql: string;
+  /** Webhook configurations by version, for the claimed deliveries' contexts. */
+  private readonly webhookConfigs = new WebhookConfigs();
   /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
   finishesRecorded = 0;
 
@@ -635,9 +636,14 @@ export class DeliveryQueueRepository {
       moreApplications: rows[0]?.more_applications ?? false,
     };
     const found = rows.filter((row) => row.id !== null);
+    const contexts = await this.contextsOf(
+      sql,
+      found.filter((row) => !row.throttled && row.event_id !== null),
+      options.now,
+    );
     const deliveries = found
       .filter((row) => !row.throttled && row.event_id !== null)
-      .map((row) => toClaimedDelivery(row, null, toContext(row)));
+      .map((row, i) => toClaimedDelivery(row, null, contexts[i]));
     const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
     if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, ...walk };
     const throttled = await this.claimThrottled(sql, throttledIds, options);
@@ -719,8 +725,31 @@ export class DeliveryQueueRepository {
   /** The contexts of held throttled deliveries (the main claim reads its own as it claims). */
   private async loadContexts(sql: SqlQuery, deliveryIds: string[], now: Date): Promise<AttemptContextRecord[]> {
     if (deliveryIds.length === 0) return [];
-    const rows = await sql<ContextRow>(LOAD_CONTEXTS, [now, deliveryIds]);
-    return rows.filter((row) => row.event_id !== null).map(toContext);
+    const rows = await sql<ContextRow>(LOAD_CONTEXTS, [deliveryIds]);
+    return this.contextsOf(
+      sql,
+      rows.filter((row) => row.event_id !== null),
+      now,
+    );
+  }
+
+  /** The contexts of claimed rows, their webhooks' configurations from WebhookConfigs (read on `sql` when not held yet). */
+  private async contextsOf(sql: SqlQuery, rows: ContextRow[], now: Date): Promise<AttemptContextRecord[]> {
+    const wanted = rows.flatMap((row) =>
+      row.destination === 'webhook' && row.config_version !== null
+        ? [{ applicationId: Number(row.application_id), version: row.config_version }]
+        : [],
+    );
+    if (wanted.length > 0) await this.webhookConfigs.load(sql, wanted);
+    return rows.map((row) =>
+      row.destination === 'operational'
+        ? toOperationalContext(row)
+        : toWebhookContext(
+            row,
+            row.config_version === null ? undefined : this.webhookConfigs.get(Number(row.application_id), row.config_version),
+            now.getTime(),
+          ),
+    );
   }
 
   /**
@@ -898,10 +927,6 @@ function earliest(a: Date | null, b: Date | null): Date | null {
   return a <= b ? a : b;
 }
 
-function toContext(row: ContextRow): AttemptContextRecord {
-  return row.destination === 'operational' ? toOperationalContext(row) : toWebhookContext(row);
-}
-
 function eventOf(row: ContextRow): AttemptContextRecord['event'] {
   return {
     id: row.event_id,
@@ -914,16 +939,17 @@ function eventOf(row: ContextRow): AttemptContextRecord['event'] {
   };
 }
 
-function toWebhookContext(row: ContextRow): AttemptContextRecord {
+/** `config` undefined: the webhook is gone (removed since the publish, or since the claim). */
+function toWebhookContext(row: ContextRow, config: WebhookConfig | undefined, nowMs: number): AttemptContextRecord {
   return {
     deliveryId: row.delivery_id,
     destination: 'webhook',
     event: eventOf(row),
-    webhook: row.url === null ? null : toWebhookRecord(row),
-    destinationHost: row.url === null ? '' : (row.destination_host ?? ''),
+    webhook: config?.webhook ?? null,
+    destinationHost: config === undefined ? '' : (row.destination_host ?? ''),
     webhookActive: row.webhook_state !== 'disabled',
     subscription: row.active === null ? null : { ensureDelivery: Boolean(row.ensure_delivery), active: row.active },
-    secrets: row.secrets ?? [],
+    secrets: config === undefined ? [] : WebhookConfigs.secretsAt(config, nowMs),
   };
 }
 
