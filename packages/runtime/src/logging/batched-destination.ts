@@ -10,9 +10,16 @@ export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 const RETRY_FULL_MS = 10;
 /** How long flushSync() may wait, at exit, for a full descriptor to take the last lines. */
 const EXIT_FLUSH_DEADLINE_MS = 2_000;
+/** Lines pending past this leave at the end of the turn, whatever the gathering window. */
+export const FULL_BATCH_BYTES = 64 * 1024;
 
-export interface TurnBatchedDestinationOptions {
+export interface BatchedDestinationOptions {
   maxPendingBytes?: number;
+  /**
+   * How long a line may wait for others to join it in one write; 0 (the default): the lines of
+   * one event-loop turn only.
+   */
+  gatherMs?: number;
   /**
    * Told how many lines were dropped because more than `maxPendingBytes` were pending. Called
    * once writing goes on, after the lines pending then have been handed to the next write, so a
@@ -22,8 +29,13 @@ export interface TurnBatchedDestinationOptions {
 }
 
 /**
- * The stream pino writes its lines to: every line logged in one turn of the event loop leaves in
- * one asynchronous write(2), and lines logged while a write is in flight go in the next one.
+ * The stream pino writes its lines to: the lines logged within `gatherMs` of the first one (or in
+ * its event-loop turn, without a window, or once 64 KiB are pending) leave in one asynchronous
+ * write(2), and lines logged while a write is in flight go in the next one. A write costs the
+ * process more than the lines in it: on Linux libuv submits it through io_uring, which runs a
+ * pipe write inline in the submitting thread, waking the reader (the container's log collector).
+ * At the api's rate, one write per turn was about a line per write, and writing them cost a fifth
+ * of the api's CPU per publish (issue 21: bench/README.md).
  * Logging never blocks the process on a slow stdout; a full non-blocking stdout (EAGAIN) is tried
  * again every 10 ms, which keeps a process with lines to write alive while its collector stalls,
  * as pino's own destination does. A stdout that fails otherwise (EPIPE, EBADF: the collector is
@@ -35,8 +47,9 @@ export interface TurnBatchedDestinationOptions {
  * copy of up to 16 KiB. Measured in issue 12: 3.5 → 2.5 µs of CPU per line in a loop, and the
  * api's read throughput +10–15% (bench/README.md).
  */
-export class TurnBatchedDestination {
+export class BatchedDestination {
   private readonly maxPendingBytes: number;
+  private readonly gatherMs: number;
   private readonly onDropped: (lines: number) => void;
   private pending: string[] = [];
   private pendingBytes = 0;
@@ -47,14 +60,17 @@ export class TurnBatchedDestination {
   private writing = false;
   private retry: NodeJS.Timeout | null = null;
   private flushScheduled = false;
+  /** The gathering window's timer, while one runs. */
+  private gathering: NodeJS.Timeout | null = null;
   private dropped = 0;
   private broken = false;
 
   constructor(
     private readonly fd: number,
-    { maxPendingBytes = MAX_PENDING_BYTES, onDropped = () => {} }: TurnBatchedDestinationOptions = {},
+    { maxPendingBytes = MAX_PENDING_BYTES, gatherMs = 0, onDropped = () => {} }: BatchedDestinationOptions = {},
   ) {
     this.maxPendingBytes = maxPendingBytes;
+    this.gatherMs = gatherMs;
     this.onDropped = onDropped;
   }
 
@@ -67,11 +83,28 @@ export class TurnBatchedDestination {
     }
     this.pending.push(line);
     this.pendingBytes += line.length;
-    if (!this.flushScheduled && this.batch === null) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.batch === null) this.scheduleFlush();
     return true;
+  }
+
+  /** The pending lines' write: at the end of the turn when the window is 0 or they fill a batch, else when the window closes. */
+  private scheduleFlush(): void {
+    const now = this.gatherMs === 0 || this.pendingBytes >= FULL_BATCH_BYTES;
+    if (now && this.gathering) {
+      clearTimeout(this.gathering);
+      this.gathering = null;
+      this.flushScheduled = false;
+    }
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    if (now) {
+      setImmediate(() => this.flush());
+    } else {
+      this.gathering = setTimeout(() => {
+        this.gathering = null;
+        this.flush();
+      }, this.gatherMs);
+    }
   }
 
   /**
@@ -84,6 +117,11 @@ export class TurnBatchedDestination {
     if (this.broken) return;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
+    if (this.gathering) {
+      clearTimeout(this.gathering);
+      this.gathering = null;
+      this.flushScheduled = false;
+    }
     const unwritten = this.batch && !this.writing ? this.batch.subarray(this.taken) : Buffer.alloc(0);
     const chunk = Buffer.concat([unwritten, Buffer.from(this.takePending())]);
     if (!this.writing) this.batch = null;
@@ -100,6 +138,8 @@ export class TurnBatchedDestination {
 
   private flush(): void {
     this.flushScheduled = false;
+    if (this.gathering) clearTimeout(this.gathering);
+    this.gathering = null;
     if (this.broken || this.batch !== null || this.pending.length === 0) return;
     this.batch = Buffer.from(this.takePending());
     this.taken = 0;
@@ -136,7 +176,10 @@ export class TurnBatchedDestination {
         return;
       }
       this.batch = null;
-      this.flush();
+      // After lines were dropped (the reader fell behind), what is pending goes at once, making
+      // room for the warning; otherwise it waits for its window like any line.
+      if (this.dropped > 0) this.flush();
+      else if (this.pending.length > 0) this.scheduleFlush();
       if (this.dropped > 0) {
         const lines = this.dropped;
         this.dropped = 0;

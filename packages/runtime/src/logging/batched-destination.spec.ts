@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import fs, { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TurnBatchedDestination } from './turn-batched-destination';
+import { BatchedDestination, FULL_BATCH_BYTES } from './batched-destination';
 
 const line = (n: number) => `{"n":${n},"msg":"${'x'.repeat(90)}"}\n`;
 const lines = (from: number, count: number) => Array.from({ length: count }, (_, k) => line(from + k)).join('');
@@ -36,7 +36,7 @@ function fullableFifo(dir: string): { fd: number; path: string; drain: () => str
   return { fd, path: fifo, drain };
 }
 
-describe('TurnBatchedDestination', () => {
+describe('BatchedDestination', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'herald-log-'))));
   afterEach(() => {
@@ -48,7 +48,7 @@ describe('TurnBatchedDestination', () => {
     const file = path.join(dir, 'out.log');
     const fd = openSync(file, 'w');
     const writes = jest.spyOn(fs, 'write');
-    const destination = new TurnBatchedDestination(fd);
+    const destination = new BatchedDestination(fd);
     for (let n = 0; n < 1000; n++) destination.write(line(n));
     expect(readFileSync(file, 'utf8')).toBe(''); // nothing written inside the turn
     await until(() => readFileSync(file).length >= lines(0, 1000).length);
@@ -57,10 +57,35 @@ describe('TurnBatchedDestination', () => {
     closeSync(fd);
   });
 
+  it('gathers the lines of several turns within its window into one write, and writes a full batch at the end of its turn', async () => {
+    const file = path.join(dir, 'out.log');
+    const fd = openSync(file, 'w');
+    const writes = jest.spyOn(fs, 'write');
+    const destination = new BatchedDestination(fd, { gatherMs: 200 });
+    for (let n = 0; n < 5; n++) {
+      destination.write(line(n));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await sleep(50);
+    expect(readFileSync(file, 'utf8')).toBe(''); // still inside the window
+    await until(() => readFileSync(file).length >= lines(0, 5).length);
+    expect(readFileSync(file, 'utf8')).toBe(lines(0, 5));
+    expect(writes).toHaveBeenCalledTimes(1);
+
+    const full = Math.ceil(FULL_BATCH_BYTES / line(0).length);
+    const started = Date.now();
+    for (let n = 5; n < 5 + full; n++) destination.write(line(n));
+    await until(() => readFileSync(file).length >= lines(0, 5 + full).length);
+    expect(Date.now() - started).toBeLessThan(150);
+    expect(readFileSync(file, 'utf8')).toBe(lines(0, 5 + full));
+    expect(writes).toHaveBeenCalledTimes(2);
+    closeSync(fd);
+  });
+
   it('writes what is pending synchronously when asked at exit', () => {
     const file = path.join(dir, 'out.log');
     const fd = openSync(file, 'w');
-    const destination = new TurnBatchedDestination(fd);
+    const destination = new BatchedDestination(fd);
     destination.write(line(1));
     destination.write('{"msg":"ünïcödé"}\n');
     destination.flushSync();
@@ -70,7 +95,7 @@ describe('TurnBatchedDestination', () => {
 
   it('waits while the reader does not keep up, drops past its bound, and logs the right count after what it kept', async () => {
     const { fd, drain } = fullableFifo(dir);
-    const destination = new TurnBatchedDestination(fd, {
+    const destination = new BatchedDestination(fd, {
       maxPendingBytes: 100 * 1024,
       // As createHeraldLogger does: the warning goes through the same destination, and is no
       // shorter than the lines that were refused.
@@ -105,7 +130,7 @@ describe('TurnBatchedDestination', () => {
   it('gives up on a descriptor that fails other than by being full, without writing again', async () => {
     const writes = jest.spyOn(fs, 'write');
     const dropped: number[] = [];
-    const destination = new TurnBatchedDestination(987_654, { onDropped: (count) => dropped.push(count) }); // never open: EBADF
+    const destination = new BatchedDestination(987_654, { onDropped: (count) => dropped.push(count) }); // never open: EBADF
     destination.write(line(1));
     await until(() => writes.mock.calls.length === 1);
     await sleep(50);
@@ -127,7 +152,7 @@ describe('TurnBatchedDestination', () => {
     } catch {
       // EAGAIN: the pipe is full
     }
-    const destination = new TurnBatchedDestination(fd);
+    const destination = new BatchedDestination(fd);
     for (let n = 0; n < 100; n++) destination.write(line(n));
 
     // A reader that starts only once flushSync is already waiting on the full pipe.
