@@ -1,4 +1,4 @@
-import { parseHeraldConfig } from '@herald/core';
+import { HERALD_NODE_FLAGS, parseHeraldConfig } from '@herald/core';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -34,6 +34,18 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(api.build).toEqual({ context: '.', target: 'api' });
     expect(worker.build).toEqual({ context: '.', target: 'worker' });
     expect(targets).toEqual(expect.arrayContaining(['api', 'worker']));
+  });
+
+  it("runs both images' processes with Herald's Node flags, which V8 reads only at start", () => {
+    const runtimeStage = dockerfile.slice(dockerfile.indexOf('AS runtime'), dockerfile.indexOf('AS api'));
+    expect(runtimeStage).toContain(`NODE_OPTIONS=${HERALD_NODE_FLAGS.join(' ')}`);
+    for (const service of [api, worker]) expect(Object.keys(service.environment ?? {})).not.toContain('NODE_OPTIONS');
+    for (const app of ['api', 'worker']) {
+      const manifest = JSON.parse(readFileSync(path.join(REPOSITORY_ROOT, 'apps', app, 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      };
+      expect(manifest.scripts.start).toBe(`node ${HERALD_NODE_FLAGS.join(' ')} dist/main.js`);
+    }
   });
 
   it("gives both processes an environment Herald's own parser accepts", () => {

@@ -56,8 +56,9 @@ export async function apiPublish(context: BenchContext): Promise<BenchResult> {
       const events = load.requestsPerSecond * seconds * perRequest;
       return { load, eventsPerSecond: load.requestsPerSecond * perRequest, apiCpuUsPerEvent: events > 0 ? (cpuMs * 1000) / events : 0 };
     };
-    await measureRound('events', single, 1, 2); // warm-up: JIT, pools, caches
-    await measureRound('events/batch', batch, BATCH_SIZE, 2);
+    const warmUp = context.quick ? 1 : 2;
+    await measureRound('events', single, 1, warmUp); // JIT, pools, caches
+    await measureRound('events/batch', batch, BATCH_SIZE, warmUp);
     const singles: Round[] = [];
     const batches: Round[] = [];
     for (let i = 0; i < 2; i++) {

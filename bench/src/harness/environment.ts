@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { applyMigrations } from '@herald/database';
 import pg from 'pg';
 import { request } from 'undici';
+import { heraldNodeFlagsFor, nodeOptionsFlags } from '@herald/core';
 import { freePort } from '@herald/testing';
 
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
@@ -74,7 +75,9 @@ export class BenchEnvironment {
   }
 
   private spawn(entry: string, env: NodeJS.ProcessEnv, cpu?: number): RunningProcess {
-    const [command, args] = nodeCommand(entry, cpu);
+    // As `herald start` and the images run them, unless this run chose a value of its own.
+    const flags = heraldNodeFlagsFor([...benchNodeArgs(), ...nodeOptionsFlags(process.env.HERALD_BENCH_NODE_OPTIONS)]);
+    const [command, args] = nodeCommand(entry, cpu, flags);
     const running = startProcess(command, args, {
       PATH: process.env.PATH,
       DATABASE_URL: this.databaseUrl,
@@ -102,11 +105,17 @@ export class BenchEnvironment {
 
 /**
  * `node <entry>` as the bench runs every process it measures: with HERALD_BENCH_NODE_ARGS (flags
- * NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), pinned to `cpu` when taskset exists.
+ * NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), pinned to `cpu` when taskset
+ * exists. Herald's own processes also get `flags` (HERALD_NODE_FLAGS, as every launcher of
+ * Herald's passes them); the peers' run as their own defaults have them.
  */
-export function nodeCommand(entry: string, cpu?: number): [string, string[]] {
-  const node = [process.execPath, ...(process.env.HERALD_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), entry];
+export function nodeCommand(entry: string, cpu?: number, flags: readonly string[] = []): [string, string[]] {
+  const node = [process.execPath, ...flags, ...benchNodeArgs(), entry];
   return HAS_TASKSET && cpu !== undefined ? ['taskset', ['-c', String(cpu), ...node]] : [node[0], node.slice(1)];
+}
+
+function benchNodeArgs(): string[] {
+  return process.env.HERALD_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 }
 
 /** A child process with exactly `env`, its output kept (the last 20,000 characters) for error messages. */

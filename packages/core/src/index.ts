@@ -1,5 +1,6 @@
 export * from './audit/audit';
 export * from './config/herald-config';
+export * from './config/node-flags';
 export * from './credentials/api-keys';
 export * from './credentials/webhook-secrets';
 export * from './delivery/attempt-result';

@@ -1,4 +1,8 @@
-import { Clock, Exit, ServiceSpec, SupervisedProcess, Supervisor } from './supervisor';
+import { HERALD_NODE_FLAGS } from '@herald/core';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Clock, Exit, ServiceSpec, spawnNode, SupervisedProcess, Supervisor } from './supervisor';
 
 /** A clock that moves only when the test says so. */
 class FakeClock implements Clock {
@@ -206,5 +210,29 @@ describe('Supervisor', () => {
     expect(lines).toEqual(['herald: api could not be started (spawn ENOMEM); restarting it in 0.5 s (restart 1)']);
     await clock.advance(500);
     expect(latest('api').pid).toBe(102);
+  });
+});
+
+describe('spawnNode', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'herald-spawn-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts `spawnNode` on a script that writes the flags its process was started with, and reads them back. */
+  async function flagsOfChild(env: NodeJS.ProcessEnv): Promise<string[]> {
+    const entry = path.join(dir, 'entry.js');
+    const out = path.join(dir, 'flags.json');
+    writeFileSync(entry, `require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.execArgv));`);
+    const child = spawnNode({ name: 'api', entry, env: { PATH: process.env.PATH, ...env } });
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    return JSON.parse(readFileSync(out, 'utf8')) as string[];
+  }
+
+  it("starts a service with Herald's Node flags", async () => {
+    expect(await flagsOfChild({})).toEqual([...HERALD_NODE_FLAGS]);
+  });
+
+  it('leaves them to NODE_OPTIONS when the operator set them there', async () => {
+    expect(await flagsOfChild({ NODE_OPTIONS: '--max-semi-space-size=32' })).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { DEFAULT_RESTART_POLICY, NO_RESTARTS, planRestart, RestartHistory, RestartPolicy } from './restart-policy';
+import { heraldNodeFlagsFor, nodeOptionsFlags } from '@herald/core';
 
 /** How long api and worker get to finish in-flight work after SIGTERM before they are killed. */
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -43,9 +44,10 @@ export interface SupervisorOptions {
   log?: (line: string) => void;
 }
 
-/** Runs a service as `node <entry>`, sharing the supervisor's stdout and stderr. */
+/** Runs a service as `node <Herald's flags> <entry>`, sharing the supervisor's stdout and stderr. */
 export const spawnNode: Spawn = (service) => {
-  const child = spawn(process.execPath, [service.entry], { env: service.env, stdio: 'inherit' });
+  const flags = heraldNodeFlagsFor(nodeOptionsFlags(service.env.NODE_OPTIONS));
+  const child = spawn(process.execPath, [...flags, service.entry], { env: service.env, stdio: 'inherit' });
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     // 'error' also reports a failed kill of a running child; only a child that never got a pid is gone.
