@@ -184,18 +184,26 @@ export async function deliveryLatencies(
   seconds: number,
   publish: Publish,
   label: string,
+  /** Filled, when given, with each event's split: publish start → its answer, and answer → receipt. */
+  phases?: { answered: number[]; delivered: number[] },
 ): Promise<number[]> {
   sink.reset();
-  const sentAt = new Map<string, number>();
+  const sentAt = new Map<string, { start: number; answered: number }>();
   const samples = await pacedSamples(rate, seconds, async (i) => {
     const start = performance.timeOrigin + performance.now();
-    for (const id of await publish(i)) sentAt.set(id, start);
+    const ids = await publish(i);
+    const answered = performance.timeOrigin + performance.now();
+    for (const id of ids) sentAt.set(id, { start, answered });
     return 202;
   });
   if (samples.errors > 0) throw new Error(`${label}: ${samples.errors} publishes failed`);
   await sink.waitFor(sentAt.size, 60_000);
   await assertExactlyOnce(sink, [...sentAt.keys()], label);
-  return [...sentAt].map(([id, start]) => sink.arrivals.get(id)![0] - start);
+  for (const [id, { start, answered }] of phases ? sentAt : []) {
+    phases!.answered.push(answered - start);
+    phases!.delivered.push(sink.arrivals.get(id)![0] - answered);
+  }
+  return [...sentAt].map(([id, { start }]) => sink.arrivals.get(id)![0] - start);
 }
 
 /** The ceiling: the same kind of body posted straight to the sink by undici with the publishers' concurrency. */
