@@ -26,6 +26,7 @@ describe('pnpm bench (smoke, --quick)', () => {
       const files = readdirSync(resultsDir).sort();
       expect(files).toEqual(
         [
+          'api-publish',
           'api-read',
           'api-write',
           'claim-scale',

@@ -45,7 +45,7 @@ const REPLACE_SQL = preparedStatement(
   `WITH saved AS (
        UPDATE webhooks w SET (url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
                            = ($2, $3, $4::smallint, $5, $6, $7::backoff_type, $8, $9::json), updated_at = now(),
-                           config_version = nextval('webhook_config_versions')
+                           config_version = nextval('webhooks_config_version_seq')
         WHERE w.application_id = $1
           AND (w.url, w.retry_enabled, w.retry_value, w.max_retries, w.backoff_type, w.backoff_value)
             = ($10, $11::smallint, $12, $13, $14::backoff_type, $15)
@@ -160,7 +160,7 @@ export class WebhookRepository {
     const applicationId = scope.applicationId;
     return this.pg.transaction(async (sql) => {
       const locked = await sql(
-        `UPDATE webhooks SET config_version = nextval('webhook_config_versions') WHERE application_id = $1 RETURNING 1`,
+        `UPDATE webhooks SET config_version = nextval('webhooks_config_version_seq') WHERE application_id = $1 RETURNING 1`,
         [applicationId],
       );
       if (locked.length === 0) return null;

@@ -509,7 +509,7 @@ describe('DeliveryQueueRepository', () => {
       return { webhook: delivery.context.webhook, secrets: delivery.context.secrets };
     };
     const renumber = (applicationId: number) =>
-      sql(db.url, `UPDATE webhooks SET config_version = nextval('webhook_config_versions') WHERE application_id = $1`, [applicationId]);
+      sql(db.url, `UPDATE webhooks SET config_version = nextval('webhooks_config_version_seq') WHERE application_id = $1`, [applicationId]);
 
     it('reads a configuration once per version: a change is seen from its new version on', async () => {
       const app = await application('10.0.7.1');
