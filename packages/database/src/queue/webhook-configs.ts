@@ -56,7 +56,9 @@ export class WebhookConfigs {
       missing.delete(Number(row.application_id));
       this.keep(Number(row.application_id), toConfig(row));
     }
-    // Removed since their claim: nothing to send with (the attempt cancels them).
+    // Removed since their claim: nothing to send with (the attempt cancels them). If the claim's
+    // statement committed its leases and this read fails, the claim fails and its deliveries wait
+    // for their lease to run out, as when a worker dies between the claim and the attempt.
     for (const applicationId of missing) this.kept.delete(applicationId);
   }
 
@@ -72,6 +74,9 @@ export class WebhookConfigs {
   }
 
   private keep(applicationId: number, config: WebhookConfig): void {
+    // Two loads may overlap (a claim of the loop's and one riding on a finish): the older read never replaces the newer.
+    const held = this.kept.get(applicationId);
+    if (held && held.version > config.version) return;
     this.kept.delete(applicationId);
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as number);
     this.kept.set(applicationId, config);
