@@ -636,14 +636,9 @@ export class DeliveryQueueRepository {
       moreApplications: rows[0]?.more_applications ?? false,
     };
     const found = rows.filter((row) => row.id !== null);
-    const contexts = await this.contextsOf(
-      sql,
-      found.filter((row) => !row.throttled && row.event_id !== null),
-      options.now,
-    );
-    const deliveries = found
-      .filter((row) => !row.throttled && row.event_id !== null)
-      .map((row, i) => toClaimedDelivery(row, null, contexts[i]));
+    const unthrottled = found.filter((row) => !row.throttled && row.event_id !== null);
+    const contexts = await this.contextsOf(sql, unthrottled, options.now);
+    const deliveries = unthrottled.map((row, i) => toClaimedDelivery(row, null, contexts[i]));
     const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
     if (throttledIds.length === 0) return { deliveries, waiting: 0, databaseTimeMs: null, ...walk };
     const throttled = await this.claimThrottled(sql, throttledIds, options);

@@ -5,6 +5,8 @@ import { toWebhookRecord, webhookColumns, WebhookRow } from '../configuration/we
 /** A webhook's URL, retry policy, headers and signing secrets, as of one configuration version. */
 export interface WebhookConfig {
   version: bigint;
+  /** The same, as PostgreSQL sent it: a claim's version is compared as text first, without parsing. */
+  versionText: string;
   webhook: WebhookRecord;
   /** Current first; retired ones until they expire (`expiresAtMs`, epoch ms). */
   secrets: { secret: string; expiresAtMs: number | null }[];
@@ -48,7 +50,7 @@ export class WebhookConfigs {
     const missing = new Set<number>();
     for (const { applicationId, version } of wanted) {
       const held = this.kept.get(applicationId);
-      if (!held || held.version < BigInt(version)) missing.add(applicationId);
+      if (!held || !covers(held, version)) missing.add(applicationId);
     }
     if (missing.size === 0) return;
     const rows = await sql<ConfigRow>(LOAD_WEBHOOK_CONFIGS, [[...missing]]);
@@ -65,7 +67,7 @@ export class WebhookConfigs {
   /** The configuration load() read or held for the application at `version` or later; undefined when its webhook is gone. */
   get(applicationId: number, version: string): WebhookConfig | undefined {
     const held = this.kept.get(applicationId);
-    return held && held.version >= BigInt(version) ? held : undefined;
+    return held && covers(held, version) ? held : undefined;
   }
 
   /** The secrets valid at `nowMs`, current first. */
@@ -83,10 +85,16 @@ export class WebhookConfigs {
   }
 }
 
+/** Whether `held` is the configuration at `version` or a later one: the same text in the steady state, parsed only on a change. */
+function covers(held: WebhookConfig, version: string): boolean {
+  return held.versionText === version || held.version >= BigInt(version);
+}
+
 function toConfig(row: ConfigRow): WebhookConfig {
   const secrets = typeof row.secrets === 'string' ? (JSON.parse(row.secrets) as Exclude<ConfigRow['secrets'], string>) : row.secrets;
   return {
     version: BigInt(row.config_version),
+    versionText: String(row.config_version),
     webhook: toWebhookRecord(row),
     secrets: secrets.map((s) => ({ secret: s.secret, expiresAtMs: s.expires_at === null ? null : Date.parse(s.expires_at) })),
   };
