@@ -53,6 +53,60 @@ describe('Batcher', () => {
   });
 });
 
+describe('Batcher gathering', () => {
+  it('while writes come back to back, waits up to gather.ms for gather.items before the next write', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return items;
+      },
+      200,
+      { items: 4, ms: 1_000 },
+    );
+    const first = batcher.submit(1);
+    const second = batcher.submit(2);
+    release();
+    await first;
+    // The write after the first waits for more: four items end the wait long before its second.
+    const started = performance.now();
+    const more = [3, 4, 5].map((n) => batcher.submit(n));
+    await Promise.all([second, ...more]);
+    expect(batches).toEqual([[1], [2, 3, 4, 5]]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('writes what it has once gather.ms has passed, and a lone item after a quiet spell at once', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => undefined;
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return items;
+      },
+      200,
+      { items: 8, ms: 30 },
+    );
+    const first = batcher.submit(1);
+    const second = batcher.submit(2);
+    release();
+    await first;
+    const waited = performance.now();
+    await second;
+    expect(performance.now() - waited).toBeGreaterThanOrEqual(25);
+    expect(batches).toEqual([[1], [2]]);
+
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const lone = performance.now();
+    await batcher.submit(3);
+    expect(performance.now() - lone).toBeLessThan(25);
+    expect(batches).toEqual([[1], [2], [3]]);
+  });
+});
+
 describe('Batcher riders', () => {
   /** A batcher recording each write's items and rider, whose first write waits for release(). */
   function heldAtFirstWrite() {

@@ -6,11 +6,20 @@
  * A rider (`ride`) is other work that goes with the next write: the writer gets it beside that
  * write's items, so both can share its transaction (the queue's finisher carries a claim that
  * way). The rider is opaque here: the writer settles whatever it promised.
+ *
+ * With `gather`, a write that would start with fewer than `gather.items` items while writes are
+ * coming back to back (the last ended under `gather.ms` ago) waits up to `gather.ms` for more:
+ * under a steady stream, batches then grow past what one write's duration collects, and so do
+ * the items per commit; a lone item after a quiet spell never waits.
  */
 export class Batcher<I, O, R = never> {
   private queue: { item: I; resolve: (result: O) => void; reject: (error: unknown) => void }[] = [];
   private riders: { rider: R; withItems: boolean }[] = [];
   private running = false;
+  /** When the last write ended (performance.now()), for `gather`. */
+  private lastWriteEnded = -Infinity;
+  /** Ends a gathering wait early, once enough items are waiting. */
+  private gathered: (() => void) | null = null;
 
   /**
    * `write` returns one result per item, in order; an Error in its place fails just that item.
@@ -19,11 +28,13 @@ export class Batcher<I, O, R = never> {
   constructor(
     private readonly write: (items: I[], rider: R | null) => Promise<(O | Error)[]>,
     private readonly maxBatch = 200,
+    private readonly gather: { items: number; ms: number } | null = null,
   ) {}
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
+      if (this.gathered !== null && this.queue.length >= this.gather!.items) this.gathered();
       if (!this.running) void this.drain();
     });
   }
@@ -55,6 +66,9 @@ export class Batcher<I, O, R = never> {
   private async drain(): Promise<void> {
     this.running = true;
     while (this.queue.length > 0 || this.riders.some((r) => !r.withItems)) {
+      if (this.gather !== null && this.queue.length > 0 && this.queue.length < this.gather.items) {
+        if (performance.now() - this.lastWriteEnded < this.gather.ms) await this.gatherFor(this.gather.ms);
+      }
       const batch = this.queue.splice(0, this.maxBatch);
       const rider = this.takeRider(batch.length);
       try {
@@ -70,7 +84,21 @@ export class Batcher<I, O, R = never> {
       } catch (error) {
         batch.forEach((entry) => entry.reject(error));
       }
+      this.lastWriteEnded = performance.now();
     }
     this.running = false;
+  }
+
+  /** Waits `ms`, or until `gather.items` items are waiting. */
+  private gatherFor(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.gathered = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.gathered = done;
+    });
   }
 }

@@ -259,6 +259,62 @@ describe('DeliveryQueueRepository', () => {
       expect((await claim({ endpointCap: 10 })).deliveries).toEqual([]);
     });
 
+    it('lets a worker hold deliveries behind its endpoint slots, and counts it the least of its slots and its live leases', async () => {
+      const app = await application('10.1.0.8');
+      await backlog(app, 40);
+      const token = randomUUID();
+      const first = await claim({ token, endpointCap: 10, holder: 'w1', deliveriesPerSlot: 3 });
+      // Ten slots, three deliveries held for each: ten attempting and twenty waiting behind them.
+      expect(first.endpointSlots.get(app)).toBe(10);
+      expect(first.deliveries).toHaveLength(30);
+      // Another worker: the first holds all ten slots.
+      expect((await claim({ endpointCap: 10, holder: 'w2' })).deliveries).toEqual([]);
+      // The first, holding its thirty, has no room left (three per slot, less what it holds).
+      const full = await claim({ endpointCap: 10, holder: 'w1', deliveriesPerSlot: 3, heldPerApplication: new Map([[app, 30]]) });
+      expect(full.deliveries).toEqual([]);
+
+      // It finishes 24: six leases left, so it counts six (no more attempts than leases, whatever its slots).
+      for (const done of first.deliveries.slice(0, 24)) expect(await queue.finish(done, token, succeeded(), attempt())).toBe(true);
+      const second = await claim({ endpointCap: 10, holder: 'w2' });
+      expect(second.endpointSlots.get(app)).toBe(4);
+      expect(second.deliveries).toHaveLength(4);
+      // The first claims again: its latest claim says its slots, six now, and holds up to 18.
+      const again = await claim({ endpointCap: 10, holder: 'w1', deliveriesPerSlot: 3, heldPerApplication: new Map([[app, 6]]) });
+      expect(again.endpointSlots.get(app)).toBe(6);
+      expect(again.deliveries).toHaveLength(6);
+      // Six and four: the cap, with twelve leases held by the first.
+      expect(await inFlight(app)).toBe(16);
+      await backlog(app, 10);
+      expect((await claim({ endpointCap: 10, holder: 'w3' })).deliveries).toEqual([]);
+    });
+
+    it('keeps a worker’s latest claim record while its lease lasts, and deletes the older ones with nothing in flight', async () => {
+      const app = await application('10.1.0.9');
+      await backlog(app, 20);
+      const token = randomUUID();
+      const first = await claim({ token, endpointCap: 8, holder: 'w1' });
+      expect(first.deliveries).toHaveLength(8);
+      for (const done of first.deliveries) expect(await queue.finish(done, token, succeeded(), attempt())).toBe(true);
+      // Nothing in flight: its slots count nothing, and another worker takes them all.
+      const other = await claim({ endpointCap: 8, holder: 'w2' });
+      expect(other.endpointSlots.get(app)).toBe(8);
+      const records = () =>
+        sql<{ holder: string; slots: number }>(
+          db.url,
+          'SELECT holder, slots FROM endpoint_claims WHERE application_id = $1 ORDER BY holder',
+          [app],
+        );
+      // The first worker's record stays (it says the slots that worker uses until its lease ends).
+      expect(await records()).toEqual([
+        { holder: 'w1', slots: 8 },
+        { holder: 'w2', slots: 8 },
+      ]);
+      // Its lease over, the next claim deletes it (the second worker's, with its leases, stays).
+      await sql(db.url, `UPDATE endpoint_claims SET lease_until = now() - interval '1 second' WHERE holder = 'w1'`);
+      await claim({ endpointCap: 8, holder: 'w3' });
+      expect(await records()).toEqual([{ holder: 'w2', slots: 8 }]);
+    });
+
     it('reads a webhook’s own max_in_flight before the default', async () => {
       const app = await application('10.1.0.4');
       await backlog(app, 10);
@@ -323,7 +379,9 @@ describe('DeliveryQueueRepository', () => {
       const [id] = await due(app, 1);
       const token = randomUUID();
       const now = new Date();
-      await claim({ token, now });
+      // One worker's claims: its latest record stays while its lease lasts (it says the slots held).
+      const holder = 'worker-1';
+      await claim({ token, now, holder });
       expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
         { delivery_ids: [id] },
       ]);
@@ -337,7 +395,7 @@ describe('DeliveryQueueRepository', () => {
         ),
       ).toBe(true);
       const later = await due(app, 1);
-      const batch = await claim();
+      const batch = await claim({ holder });
       expect(batch.deliveries.map((d) => d.id)).toEqual(later);
       // The first claim's lease is over (rescheduled): its record is gone, the new one's is there.
       expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
@@ -381,7 +439,7 @@ describe('DeliveryQueueRepository', () => {
         await session.query(`SET plan_cache_mode = force_generic_plan`);
         await session.query(`PREPARE small_claim AS ${CLAIM_SQL}`);
         const execute = (token: string) =>
-          `EXECUTE small_claim(now(), '{}', 50, '${token}', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128)`;
+          `EXECUTE small_claim(now(), '{}', 50, '${token}', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128, '${token}', '{}', '{}', 1)`;
         // The generic plan is made here, for 20 deliveries, and kept: nothing invalidates it.
         await session.query(execute('first'));
         await session.query(`UPDATE delivery_queue SET lease_token = NULL, lease_until = NULL`);

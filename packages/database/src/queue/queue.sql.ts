@@ -125,12 +125,45 @@ export function liveLeases(c: string, now: string): string {
 }
 
 /**
+ * Attempts in flight per application and holder at `now`, from `claims` (rows of endpoint_claims
+ * with a `live` column, liveLeases): a worker holding slots (the main claim's rows) counts the
+ * least of the slots its latest claim holds (each claim's row says how many the worker holds
+ * from then on; older rows lend none) and its live leases, since it runs no more attempts at once
+ * than either; rows without a holder (the throttle's) count their live leases. A holder's count
+ * only falls between its claims (its leases end), and each claim sets its slots to no more than
+ * the cap leaves beside the others' counts, under the application's claim lock: so the cap holds.
+ * A holder's latest row is kept while its lease lasts (claims delete only the others with
+ * nothing in flight, DeliveryQueueRepository's CLAIM_SQL), so the slots counted are the ones the
+ * worker uses. Yields (application_id, holder, counted).
+ */
+export function endpointInFlight(claims: string, now: string): string {
+  return `SELECT application_id, holder,
+                 CASE WHEN holder IS NULL THEN sum(live)
+                      ELSE LEAST((array_agg(slots ORDER BY lease_until DESC, lease_token DESC) FILTER (WHERE lease_until >= ${now}))[1],
+                                 sum(live)) END AS counted
+            FROM ${claims} GROUP BY application_id, holder`;
+}
+
+/**
+ * Whether the row `c` of `claims` (as for endpointInFlight) is a worker's latest claim of its
+ * application, with its lease still running: the slots it holds are the worker's, even while it
+ * has nothing in flight.
+ */
+export function latestOfHolder(c: string, claims: string, now: string): string {
+  return `(${c}.holder IS NOT NULL AND ${c}.lease_until >= ${now} AND NOT EXISTS (
+             SELECT 1 FROM ${claims} n WHERE n.application_id = ${c}.application_id AND n.holder = ${c}.holder
+                AND (n.lease_until, n.lease_token) > (${c}.lease_until, ${c}.lease_token)))`;
+}
+
+/**
  * An INSERT recording, per application, the deliveries `leases` (delivery_id, application_id)
  * leased with `token` until `until`. A token claims an application once per statement; the
- * throttle's statement may add to its main claim's row.
+ * throttle's statement may add to its main claim's row. With `slots` (an SQL expression of the
+ * row's application_id, over `leases` joined as `l`), the row is `holder`'s and holds that many.
  */
-export function recordClaims(leases: string, token: string, until: string): string {
-  return `INSERT INTO endpoint_claims AS c (application_id, lease_token, lease_until, delivery_ids)
-          SELECT application_id, ${token}, ${until}, array_agg(delivery_id) FROM ${leases} GROUP BY application_id
+export function recordClaims(leases: string, token: string, until: string, held?: { holder: string; slots: string }): string {
+  return `INSERT INTO endpoint_claims AS c (application_id, lease_token, lease_until, delivery_ids, holder, slots)
+          SELECT l.application_id, ${token}, ${until}, array_agg(l.delivery_id), ${held ? `${held.holder}, ${held.slots}` : 'NULL, NULL'}
+            FROM ${leases} l GROUP BY l.application_id
           ON CONFLICT (application_id, lease_token) DO UPDATE SET delivery_ids = c.delivery_ids || EXCLUDED.delivery_ids`;
 }

@@ -1,4 +1,4 @@
-import { leased, liveLeases, recordClaims, tryClaimLock } from './queue.sql';
+import { endpointInFlight, leased, liveLeases, recordClaims, tryClaimLock } from './queue.sql';
 
 /**
  * Per-webhook throttling (PRODUCT.md §10), shared by every worker process through PostgreSQL.
@@ -60,10 +60,17 @@ export const CLAIM_THROTTLED_SQL = `
       SELECT DISTINCT application_id FROM delivery_queue WHERE delivery_id = ANY($2::text[]) ORDER BY application_id OFFSET 0) a
      WHERE ${tryClaimLock('a.application_id')}
   ),
+  claims AS (
+    SELECT c.application_id, c.lease_token, c.lease_until, c.holder, c.slots, ${liveLeases('c', '$1')} AS live
+      FROM endpoint_claims c JOIN served USING (application_id)
+  ),
+  in_flight AS (
+    ${endpointInFlight('claims', '$1')}
+  ),
   room AS (
     SELECT s.application_id,
            COALESCE(w.max_in_flight, $8::int)
-             - COALESCE((SELECT sum(${liveLeases('c', '$1')}) FROM endpoint_claims c WHERE c.application_id = s.application_id), 0) AS room
+             - COALESCE((SELECT sum(f.counted) FROM in_flight f WHERE f.application_id = s.application_id), 0) AS room
       FROM served s JOIN webhooks w USING (application_id)
   ),
   candidates AS (
@@ -124,6 +131,6 @@ export const CLAIM_THROTTLED_SQL = `
             extract(epoch FROM clock_timestamp()) * 1000 AS database_ms
   ),
   recorded AS (
-    ${recordClaims('(SELECT id AS delivery_id, application_id FROM moved WHERE hold) held', '$3', '$4')}
+    ${recordClaims('(SELECT id AS delivery_id, application_id FROM moved WHERE hold)', '$3', '$4')}
   )
   SELECT * FROM moved`;
