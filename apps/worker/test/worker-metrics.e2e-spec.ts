@@ -53,6 +53,7 @@ describe("the worker's Prometheus endpoint (PRODUCT.md §7)", () => {
     expect(grew('herald_worker_slot_seconds_count')).toBe(2);
     expect(grew('herald_worker_slot_seconds_sum')).toBeGreaterThan(0);
     expect(sample(text, 'herald_worker_outcomes_recording')).toBe(0);
+    expect(sample(text, 'herald_worker_deliveries_waiting')).toBe(0);
     // The process's own figures, for memory and event-loop alerts.
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');

@@ -37,17 +37,30 @@ const RECORDING_BACKLOG_SLOTS = 2;
  * long at most; then the loop claims on its own. Under a flood outcomes come every few milliseconds.
  */
 const RIDE_PATIENCE_MS = 20;
+/**
+ * A held delivery is started only while its lease (and the lease of the slots it uses) has its
+ * attempt's deadline and this much more to run (or half of what the lease has beyond the
+ * deadline, when that is less): an attempt still going when the lease ends would be counted by
+ * no endpoint cap, and its delivery could be claimed again.
+ */
+const LEASE_MARGIN_MS = 2_000;
+/** Deliveries held per endpoint slot at most (DeliveryLoop.deliveriesPerSlot). */
+const MAX_DELIVERIES_PER_SLOT = 3;
 
 /**
  * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
  * once nor more than HERALD_WORKER_HOST_CONCURRENCY towards one host (so one slow customer
- * cannot take every slot). A slot is one HTTP exchange: its outcome goes to the queue's finisher
- * (batched statements, two in flight) and the slot to the next delivery while it is recorded;
- * the loop stops claiming while the finisher is RECORDING_BACKLOG_SLOTS behind. It sleeps until
- * the next delivery is due, a NOTIFY arrives, or an exchange or a recorded outcome frees room
- * worth a claim. A delivery of a throttled webhook is held (counted in flight) until
- * the slot the claim gave it, then attempted. On shutdown it stops claiming, lets attempts
- * finish, and releases whatever is still in flight after the grace period.
+ * cannot take every slot), nor more than the endpoint slots its claims hold (the endpoint caps
+ * across workers, PRODUCT.md §17). A slot is one HTTP exchange: its outcome goes to the queue's
+ * finisher (batched statements, two in flight) and the slot to the next delivery while it is
+ * recorded. A claim leases up to `deliveriesPerSlot` deliveries per endpoint slot: the ones
+ * beyond the slots wait here (`waiting`) and start the moment an attempt to their endpoint
+ * ends, not after its finish commits and another claim (bench/README.md, "Issue 23, endpoint
+ * slots"). The loop stops claiming while the finisher is RECORDING_BACKLOG_SLOTS behind. It
+ * sleeps until the next delivery is due, a NOTIFY arrives, or an exchange or a recorded outcome
+ * frees room worth a claim. A delivery of a throttled webhook is held (counted in flight) until
+ * the slot the claim gave it, then attempted. On shutdown it stops claiming, hands back what
+ * waits, lets attempts finish, and releases whatever is still in flight after the grace period.
  */
 @Injectable()
 export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -62,6 +75,19 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly exchangesPerApplication = new Map<number, number>();
   /** Outcomes being recorded per host: their leases, and so the endpoints' room, come back when they commit. */
   private readonly recordingPerHost = new Map<string, number>();
+  /** Deliveries waiting for one of their endpoint's slots, per application, oldest first. */
+  private readonly waiting = new Map<number, HeldDelivery[]>();
+  private waitingCount = 0;
+  /** The same per destination host (the claim is told what this worker holds per host). */
+  private readonly waitingPerHost = new Map<string, number>();
+  /**
+   * Endpoint slots per application, as this worker's latest claim of it recorded them (until
+   * that claim's lease ends): the slots the claims count for this worker (queue.sql.ts,
+   * endpointInFlight), never more.
+   */
+  private readonly endpointSlots = new Map<number, { slots: number; leaseUntil: number }>();
+  /** This process, as the holder of its claims' endpoint slots. */
+  private readonly holder = randomBytes(9).toString('base64url');
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
@@ -74,8 +100,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * owed once it is done, unless its own claim took that room (owesAClaim).
    */
   private wakeOwed = false;
-  /** Hosts whose room came back while a rider was on its way. */
-  private readonly owedHosts = new Set<string>();
+  /** Applications whose held deliveries fell to their top-up point while a rider was on its way. */
+  private readonly owedApplications = new Set<number>();
   /** A wake-up at the due time a rider's claim saw (wakeWhenDue). */
   private dueWake: NodeJS.Timeout | null = null;
   private dueWakeAt = 0;
@@ -107,6 +133,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     metrics.observeInFlight(
       () => this.inFlight.size,
       () => this.recording.size,
+      () => this.waitingCount,
     );
     this.listener =
       config.database.embedded || !config.database.url
@@ -132,6 +159,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     await this.running;
     // A claim riding on a finish may still start what it took: those get the grace period too.
     await this.rideTakenOver();
+    // Deliveries waiting for an endpoint slot go back to the queue, due now (sendWaiting).
+    for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
     const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
@@ -157,12 +186,31 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return this.config.delivery.workerConcurrency * RECORDING_BACKLOG_SLOTS;
   }
 
+  /**
+   * Deliveries held per endpoint slot: as many as can each wait for those ahead of it to take
+   * their whole deadline and still be sent and recorded within the lease, at most
+   * MAX_DELIVERIES_PER_SLOT (3 with the default 15 s deadline and 60 s lease; 1, none waiting,
+   * when the lease is barely longer than the deadline).
+   */
+  private get deliveriesPerSlot(): number {
+    const { leaseSeconds, timeoutSeconds } = this.config.delivery;
+    return Math.max(1, Math.min(MAX_DELIVERIES_PER_SLOT, Math.floor((leaseSeconds * 1000 - this.leaseMarginMs) / (timeoutSeconds * 1000))));
+  }
+
+  /** LEASE_MARGIN_MS, or half of what the lease has beyond the attempt's deadline when that is less. */
+  private get leaseMarginMs(): number {
+    const { leaseSeconds, timeoutSeconds } = this.config.delivery;
+    return Math.min(LEASE_MARGIN_MS, ((leaseSeconds - timeoutSeconds) * 1000) / 2);
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
       await this.rideTakenOver();
       // A rider may have been handed over while this awaited: it goes first (the next turn).
       if (this.ride !== null) continue;
       if (this.stopping) break;
+      // Held deliveries whose slots' lease runs short with nothing sending for them go back now.
+      for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
       // Behind on recording: no slot counts as free until the finisher catches up (it wakes the loop).
       const free = this.freeSlots();
       const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
@@ -193,7 +241,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     this.wakePending = false;
     // This claim serves whatever a rider's wait made the loop pass over.
     this.wakeOwed = false;
-    this.owedHosts.clear();
+    this.owedApplications.clear();
     const lease = this.newLease(limit);
     this.claimingHere = true;
     try {
@@ -215,11 +263,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * it could or the walk has applications left, the loop claims on (as after a claim of its own);
    * when it failed, the loop claims instead.
    */
-  private claimAfterFinishing(applicationId: number, host: string): void {
+  private claimAfterFinishing(applicationId: number): void {
     if (this.stopping || this.claimingHere) return;
     if (this.ride !== null) {
       // One claim at a time: this room is claimed for once the rider is done.
-      this.owedHosts.add(host);
+      this.owedApplications.add(applicationId);
       return;
     }
     const ride: Ride = { started: false, cancelled: false, done: Promise.resolve(), withdraw: () => false };
@@ -306,23 +354,51 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Whether a rider that has just finished leaves a claim owed: a rule passed over while it was
-   * on its way, or a host whose room (in leases) came back then and is still there after its claim.
+   * on its way, or an application whose held deliveries fell to their top-up point then and are
+   * still there after its claim.
    */
   private owesAClaim(): boolean {
-    const owed = this.wakeOwed || [...this.owedHosts].some((host) => this.hostRoom(host) >= this.minHostRoom);
+    const owed =
+      this.wakeOwed || [...this.owedApplications].some((applicationId) => this.heldOf(applicationId) <= this.topUpAt(applicationId));
     this.wakeOwed = false;
-    this.owedHosts.clear();
+    this.owedApplications.clear();
     return owed;
   }
 
-  /** The host's room in leases: its cap less this worker's exchanges and outcomes being recorded there. */
-  private hostRoom(host: string): number {
-    return this.config.delivery.hostConcurrency - (this.perHost.get(host) ?? 0) - (this.recordingPerHost.get(host) ?? 0);
+  /**
+   * Deliveries a claim may take now: the worker holds up to deliveriesPerSlot per slot of
+   * HERALD_WORKER_CONCURRENCY (attempting, or waiting for an endpoint slot); none while the
+   * finisher is RECORDING_BACKLOG_SLOTS behind.
+   */
+  private freeSlots(): number {
+    if (this.recording.size >= this.recordingBacklog) return 0;
+    return this.config.delivery.workerConcurrency * this.deliveriesPerSlot - this.inFlight.size - this.waitingCount;
   }
 
-  /** Slots a claim may fill now: none while the finisher is RECORDING_BACKLOG_SLOTS behind. */
-  private freeSlots(): number {
-    return this.recording.size >= this.recordingBacklog ? 0 : this.config.delivery.workerConcurrency - this.inFlight.size;
+  /** Deliveries of the application this worker holds: attempting, or waiting for one of its endpoint's slots. */
+  private heldOf(applicationId: number): number {
+    return (this.exchangesPerApplication.get(applicationId) ?? 0) + (this.waiting.get(applicationId)?.length ?? 0);
+  }
+
+  /**
+   * When the application's held deliveries fall to this, a claim tops them up (riding on the
+   * finish of the attempt that got there): with deliveries held behind each slot, at one slot's
+   * worth less than the most (a claim per slots' worth of deliveries, while a slots' worth still
+   * waits to cover its round trip); without, at a quarter of the host cap below it, as for hosts.
+   */
+  private topUpAt(applicationId: number): number {
+    const slots = this.slotsOf(applicationId);
+    const most = slots * this.deliveriesPerSlot;
+    return most - Math.max(this.minHostRoom, Math.floor((slots * (this.deliveriesPerSlot - 1)) / 2));
+  }
+
+  /** The application's endpoint slots, while the lease of the claim that holds them outlasts an attempt started now. */
+  private slotsOf(applicationId: number): number {
+    const held = this.endpointSlots.get(applicationId);
+    if (held === undefined) return 0;
+    if (held.leaseUntil > this.clock.now().getTime() + this.config.delivery.timeoutSeconds * 1000 + this.leaseMarginMs) return held.slots;
+    if (this.heldOf(applicationId) === 0) this.endpointSlots.delete(applicationId);
+    return 0;
   }
 
   private newLease(limit: number): Lease {
@@ -339,11 +415,17 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       token: lease.token,
       now: lease.now,
       leaseUntil: new Date(lease.now.getTime() + this.config.delivery.leaseSeconds * 1000),
-      hostsInFlight: this.perHost,
+      hostsInFlight: sum(this.perHost, this.waitingPerHost),
       hostCap: this.config.delivery.hostConcurrency,
       minHostRoom: this.minHostRoom,
       endpointCap: this.config.delivery.endpointMaxInFlight,
       afterApplicationId: this.walkFrom,
+      holder: this.holder,
+      heldPerApplication: sum(
+        this.exchangesPerApplication,
+        new Map([...this.waiting].map(([applicationId, held]) => [applicationId, held.length])),
+      ),
+      deliveriesPerSlot: this.deliveriesPerSlot,
     };
   }
 
@@ -355,8 +437,59 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
     this.claimedNextDueAt = nextClaimableAt?.getTime() ?? null;
     this.metrics.recordThrottled('waiting', waiting);
-    for (const delivery of claimed) this.start(delivery, lease.token);
+    const leaseUntil = lease.now.getTime() + this.config.delivery.leaseSeconds * 1000;
+    // From now on the worker holds the slots this claim recorded (fewer, too, when the others took room meanwhile).
+    for (const [applicationId, slots] of batch.endpointSlots) this.endpointSlots.set(applicationId, { slots, leaseUntil });
+    for (const delivery of claimed) {
+      const usesEndpointSlots =
+        delivery.throttle === null && batch.endpointSlots.has(delivery.applicationId) && delivery.context.destinationHost !== '';
+      if (usesEndpointSlots) this.hold(delivery, lease.token, leaseUntil);
+      else this.start(delivery, lease.token);
+    }
+    for (const applicationId of batch.endpointSlots.keys()) this.sendWaiting(applicationId);
     return { dealtWith: claimed.length + waiting, moreApplications };
+  }
+
+  /** Holds a claimed delivery until one of its endpoint's slots is free (sendWaiting). */
+  private hold(delivery: ClaimedDelivery, token: string, leaseUntil: number): void {
+    const queue = this.waiting.get(delivery.applicationId) ?? [];
+    queue.push({ delivery, token, leaseUntil });
+    this.waiting.set(delivery.applicationId, queue);
+    this.waitingCount++;
+    count(this.waitingPerHost, delivery.context.destinationHost, +1);
+  }
+
+  /**
+   * Starts the application's waiting deliveries while its endpoint, its host and the worker have
+   * slots free and the finisher keeps up; one whose lease no longer outlasts an attempt (or any, shutting down) is handed
+   * back, due now, for a worker to claim again.
+   */
+  private sendWaiting(applicationId: number): void {
+    const queue = this.waiting.get(applicationId);
+    while (queue !== undefined && queue.length > 0) {
+      const next = queue[0];
+      const host = next.delivery.context.destinationHost;
+      const now = this.clock.now();
+      const tooLate = next.leaseUntil <= now.getTime() + this.config.delivery.timeoutSeconds * 1000 + this.leaseMarginMs;
+      if (!this.stopping && !tooLate) {
+        const room =
+          (this.exchangesPerApplication.get(applicationId) ?? 0) < this.slotsOf(applicationId) &&
+          (this.perHost.get(host) ?? 0) < this.config.delivery.hostConcurrency &&
+          this.inFlight.size < this.config.delivery.workerConcurrency &&
+          // Behind on recording: sending slows down with it (RECORDING_BACKLOG_SLOTS).
+          this.recording.size < this.recordingBacklog;
+        if (!room) break;
+      }
+      queue.shift();
+      this.waitingCount--;
+      count(this.waitingPerHost, host, -1);
+      if (this.stopping || tooLate) {
+        void this.queue.release(next.delivery.id, next.token, now).catch((error) => this.logger.error({ err: error }, 'release failed'));
+      } else {
+        this.send(next.delivery, next.token, true);
+      }
+    }
+    if (queue !== undefined && queue.length === 0) this.waiting.delete(applicationId);
   }
 
   /** Refreshes the planner's statistics when PlannerStatisticsPolicy says so, in the background. */
@@ -369,9 +502,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .catch((error) => this.logger.error({ err: error }, 'refreshing the planner statistics failed'));
   }
 
+  /** Starts a delivery that takes no endpoint slot (a throttled one, the operator's notices), unless its host is at the cap. */
   private start(delivery: ClaimedDelivery, token: string): void {
-    const { context } = delivery;
-    const host = context.destinationHost;
+    const host = delivery.context.destinationHost;
     const onHost = this.perHost.get(host) ?? 0;
     if (host && onHost >= this.config.delivery.hostConcurrency) {
       // The claim takes no more for a host than its room, so only a host shared by two
@@ -384,6 +517,14 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
       return;
     }
+    this.send(delivery, token, false);
+  }
+
+  /** Runs the delivery's attempt in a slot (one of its endpoint's, `endpointSlot`: sendWaiting). */
+  private send(delivery: ClaimedDelivery, token: string, endpointSlot: boolean): void {
+    const { context } = delivery;
+    const host = context.destinationHost;
+    const applicationId = delivery.applicationId;
     count(this.perHost, host, +1);
     count(this.exchangesPerApplication, delivery.applicationId, +1);
     const slotStarted = realTime();
@@ -405,15 +546,25 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .finally(() => {
         this.metrics.recordSlot((realTime() - slotStarted) / 1000);
         const exchangingOnHost = count(this.perHost, host, -1);
-        count(this.exchangesPerApplication, delivery.applicationId, -1);
+        const heldBefore = this.heldOf(applicationId);
+        count(this.exchangesPerApplication, applicationId, -1);
         this.inFlight.delete(slot);
+        // The slot goes to a delivery waiting for it: this application's first, then those its
+        // host or the worker's own cap held back.
+        this.sendWaiting(applicationId);
+        for (const other of [...this.waiting.keys()]) if (other !== applicationId) this.sendWaiting(other);
+        // Deliveries held behind the endpoint's slots fell to their top-up point: a claim for
+        // more goes with this outcome's finish (topUpAt). Without endpoint slots, the host's
+        // room this exchange leaves comes back as its outcome commits (the throttle's caps count
+        // leases): a claim for it goes with that finish.
+        const topUp = endpointSlot
+          ? heldBefore > this.topUpAt(applicationId) && this.heldOf(applicationId) <= this.topUpAt(applicationId)
+          : host !== '' && this.config.delivery.hostConcurrency - exchangingOnHost === this.minHostRoom;
         if (handedToFinisher) {
           if (this.worthAClaimAfterExchange()) this.wake();
-          // The host's room this exchange leaves comes back to the endpoint as its outcome commits
-          // (the endpoint caps count leases): a claim for it goes with that finish.
-          else if (throughFinisher && host !== '' && this.config.delivery.hostConcurrency - exchangingOnHost === this.minHostRoom)
-            this.claimAfterFinishing(delivery.applicationId, host);
-        } else if (this.worthAClaimAfterExchange() || this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0)) {
+          else if (topUp && throughFinisher) this.claimAfterFinishing(applicationId);
+          else if (topUp) this.wake();
+        } else if (topUp || this.worthAClaimAfterExchange() || this.worthAClaimAfterRecording(host, this.recordingPerHost.get(host) ?? 0)) {
           // Nothing to record after a failed attempt: its part of the host's room is back now.
           this.wake();
         }
@@ -436,9 +587,10 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .finally(() => {
         this.recording.delete(recording);
         const recordingOnHost = count(this.recordingPerHost, host, -1);
+        if (this.recording.size === this.recordingBacklog - 1)
+          for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
         if (!this.worthAClaimAfterRecording(host, recordingOnHost)) return;
         if (this.ride === null) this.wake();
-        else if (host !== '' && this.hostRoom(host) >= this.minHostRoom) this.owedHosts.add(host);
         else this.wakeOwed = true;
       });
     this.recording.add(recording);
@@ -581,6 +733,20 @@ interface Lease {
   now: Date;
   /** Real time as the claim started, for the slow-claim rule (PlannerStatisticsPolicy). */
   startedAt: number;
+}
+
+/** A delivery waiting for one of its endpoint's slots, with its claim's token and lease (epoch ms). */
+interface HeldDelivery {
+  delivery: ClaimedDelivery;
+  token: string;
+  leaseUntil: number;
+}
+
+/** The counts of two maps added key by key. */
+function sum<K>(a: ReadonlyMap<K, number>, b: ReadonlyMap<K, number>): Map<K, number> {
+  const total = new Map(a);
+  for (const [key, n] of b) total.set(key, (total.get(key) ?? 0) + n);
+  return total;
 }
 
 /** Adds `delta` to the key's count (a host's, an application's), dropping keys at 0; returns the new count. */

@@ -107,7 +107,15 @@ export class WorkerMetrics {
   }
 
   /** Reads the attempts in flight and the outcomes being recorded at each scrape, rather than tracking every change. */
-  observeInFlight(inFlight: () => number, recording: () => number): void {
+  observeInFlight(inFlight: () => number, recording: () => number, waiting: () => number): void {
+    new Gauge({
+      name: 'herald_worker_deliveries_waiting',
+      help: 'Deliveries this worker has claimed and holds until one of their endpoint slots is free.',
+      registers: [this.registry],
+      collect() {
+        this.set(waiting());
+      },
+    });
     new Gauge({
       name: 'herald_worker_attempts_in_flight',
       help: 'Delivery attempts this worker has in flight right now (slots taken).',
