@@ -9,6 +9,9 @@ import net from 'node:net';
 export class BenchSink {
   readonly arrivals = new Map<string, number[]>();
   count = 0;
+  /** Answers given, and the time they took in all, from the request's first byte to the answer's last (ms). */
+  private answered = 0;
+  private answeringMs = 0;
   private server: http.Server;
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
@@ -24,6 +27,11 @@ export class BenchSink {
     private readonly host = '127.0.0.1',
   ) {
     this.server = http.createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+      const received = performance.now();
+      res.on('finish', () => {
+        this.answered++;
+        this.answeringMs += performance.now() - received;
+      });
       req.resume();
       req.on('end', () => {
         const id = String(req.headers['webhook-id'] ?? '');
@@ -41,6 +49,14 @@ export class BenchSink {
         this.waiters = this.waiters.filter((w) => (this.count >= w.count ? (w.resolve(), false) : true));
       });
     });
+  }
+
+  /**
+   * How long an answer took on average as this receiver saw it (its own event loop's delays
+   * included): what a cap of N in flight allows is N / this, at best.
+   */
+  get meanAnswerMs(): number {
+    return this.answered === 0 ? 0 : this.answeringMs / this.answered;
   }
 
   async start(): Promise<this> {
