@@ -77,7 +77,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
         // EXECUTE takes literals, not bind parameters.
         const at = (ms: number) => client.escapeLiteral(new Date(ms).toISOString());
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE claim_explained(${at(Date.now())}, '{}', ${CLAIM_LIMIT}, 'explain', ${at(Date.now() + 60_000)}, 64, '{}', '{}', 1000, 0, 128, 'explain', '{}', '{}', 1)`,
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE claim_explained(${at(Date.now())}, '{}', ${CLAIM_LIMIT}, 'explain', ${at(Date.now() + 60_000)}, 64, '{}', '{}', 1000, 0, 128, 'explain', '{}', '{}', 1, '{}', 1)`,
         );
         await client.query('ROLLBACK');
         return rows.map((row) => row['QUERY PLAN']);

@@ -84,7 +84,8 @@ export class Batcher<I, O, R = never> {
       } catch (error) {
         batch.forEach((entry) => entry.reject(error));
       }
-      this.lastWriteEnded = performance.now();
+      // A rider written alone is not part of a stream of items.
+      if (batch.length > 0) this.lastWriteEnded = performance.now();
     }
     this.running = false;
   }

@@ -439,7 +439,7 @@ describe('DeliveryQueueRepository', () => {
         await session.query(`SET plan_cache_mode = force_generic_plan`);
         await session.query(`PREPARE small_claim AS ${CLAIM_SQL}`);
         const execute = (token: string) =>
-          `EXECUTE small_claim(now(), '{}', 50, '${token}', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128, '${token}', '{}', '{}', 1)`;
+          `EXECUTE small_claim(now(), '{}', 50, '${token}', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128, '${token}', '{}', '{}', 1, '{}', 1)`;
         // The generic plan is made here, for 20 deliveries, and kept: nothing invalidates it.
         await session.query(execute('first'));
         await session.query(`UPDATE delivery_queue SET lease_token = NULL, lease_until = NULL`);

@@ -68,6 +68,10 @@ export interface ClaimOptions {
    * attempt, started the moment the attempt ends rather than after its finish commits and a claim.
    */
   deliveriesPerSlot?: number;
+  /** The same per application, where it is not `deliveriesPerSlot`. */
+  deliveriesPerSlotOf?: ReadonlyMap<number, number>;
+  /** The most deliveries held per slot for any application (default deliveriesPerSlot): a host is held at most hostCap times this. */
+  mostPerSlot?: number;
   /**
    * Hosts with less room than this are not claimed for at all (default 1: only hosts at the cap):
    * a claim that could take one or two deliveries for a busy host costs a statement and a commit
@@ -315,8 +319,10 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * in flight and $8 how many each, $9 the endpoint cap across workers (HERALD_ENDPOINT_MAX_IN_FLIGHT;
  * a webhook's max_in_flight overrides it), $10 the application to walk on from (the last one the
  * previous claim visited), $11 how many applications one claim visits at most, $12 the worker
- * holding the slots (ClaimOptions.holder), $13 applications it holds deliveries of and $14 how
- * many each, $15 deliveries it holds per slot.
+ * holding the slots (ClaimOptions.holder), $13 applications it holds deliveries of (or holds
+ * deliveries per slot of its own for) and $14 how many each, $15 deliveries it holds per slot, $16
+ * the same per application of $13, $17 the most per slot (a host's held deliveries are capped at
+ * $6 times it).
  *
  * Fair between applications (PRODUCT.md §17). The walk is a loose index scan of
  * delivery_queue_ready_idx (application_id, due_at): one probe per application with entries,
@@ -388,11 +394,12 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                                $6::int), 0)::int AS slots
            FROM served s
        ), room AS (
-         -- Each one's room: $15 deliveries per slot (the worker starts a held one the moment an
-         -- attempt ends) less those it holds already ($13, $14); and its share of the LIMIT
+         -- Each one's room: $15 (or $16) deliveries per slot (the worker starts a held one the moment
+         -- an attempt ends) less those it holds already ($13, $14); and its share of the LIMIT
          -- (ceil(LIMIT / served)): the walk reads no more of an application than it could be given.
          SELECT s.application_id, s.host, s.throttled, s.slots,
-                GREATEST(s.slots * $15::int - COALESCE(($14::int[])[array_position($13::int[], s.application_id)], 0), 0) AS room,
+                GREATEST(s.slots * COALESCE(($16::int[])[array_position($13::int[], s.application_id)], $15::int)
+                         - COALESCE(($14::int[])[array_position($13::int[], s.application_id)], 0), 0) AS room,
                 (($3::int + count(*) OVER () - 1) / count(*) OVER ())::int AS share,
                 GREATEST(1, LEAST(s.cap, $6::int) / 4) AS min_room
            FROM slots s
@@ -430,7 +437,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
            SELECT id, host, throttled, n, due_at,
                   row_number() OVER (PARTITION BY host, throttled ORDER BY n, due_at, id) AS host_n
              FROM (SELECT * FROM picked UNION ALL SELECT * FROM operational) candidates) ranked
-          WHERE host IS NULL OR throttled OR host_n <= $6::int * $15::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
+          WHERE host IS NULL OR throttled OR host_n <= $6::int * $17::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
           ORDER BY n, due_at LIMIT $3
        ), leases AS (
          UPDATE delivery_queue q SET lease_token = $4, lease_until = $5
@@ -665,9 +672,12 @@ export class DeliveryQueueRepository {
   private async claimWith(sql: SqlQuery, options: ClaimOptions): Promise<ClaimBatch> {
     const minHostRoom = options.minHostRoom ?? 1;
     const perSlot = options.deliveriesPerSlot ?? 1;
+    const mostPerSlot = options.mostPerSlot ?? perSlot;
     const hosts = [...options.hostsInFlight];
-    const busyHosts = hosts.filter(([, count]) => options.hostCap * perSlot - count < minHostRoom).map(([host]) => host);
-    const held = [...(options.heldPerApplication ?? new Map<number, number>())];
+    const busyHosts = hosts.filter(([, count]) => options.hostCap * mostPerSlot - count < minHostRoom).map(([host]) => host);
+    const heldPer = options.heldPerApplication ?? new Map<number, number>();
+    const perSlotOf = options.deliveriesPerSlotOf ?? new Map<number, number>();
+    const applications = [...new Set([...heldPer.keys(), ...perSlotOf.keys()])];
     const rows = await sql<
       ClaimedRow &
         ContextRow & {
@@ -690,9 +700,11 @@ export class DeliveryQueueRepository {
       options.afterApplicationId ?? 0,
       options.applicationsPerClaim ?? APPLICATIONS_PER_CLAIM,
       options.holder ?? options.token,
-      held.map(([applicationId]) => applicationId),
-      held.map(([, count]) => count),
+      applications,
+      applications.map((applicationId) => heldPer.get(applicationId) ?? 0),
       perSlot,
+      applications.map((applicationId) => perSlotOf.get(applicationId) ?? perSlot),
+      mostPerSlot,
     ]);
     const walk = {
       nextClaimableAt: rows[0]?.next_claimable_at ?? null,
