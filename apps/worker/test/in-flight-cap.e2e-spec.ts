@@ -159,4 +159,32 @@ describe('attempts in flight per endpoint, across worker processes', () => {
     );
     expect(Number(leftover)).toBe(0);
   }, 120_000);
+
+  it(`holds ${ENDPOINT_CAP} across two workers that each hold deliveries waiting behind their slots`, async () => {
+    // The default lease (60 s) and a 5 s deadline: each worker may hold three deliveries per slot
+    // of a fast endpoint (answers in ANSWER_MS), so either could send more than the cap at once
+    // if the slots were not shared out by the database.
+    const held = await worker.application({ url: receiver.url('/held') });
+    for (let n = 0; n < EVENTS; n++) await worker.publish(held, 'acw_start', { n });
+    const env = {
+      DATABASE_URL: worker.db.url,
+      HERALD_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+      HERALD_DB_POOL_SIZE: '4',
+      HERALD_ENDPOINT_MAX_IN_FLIGHT: String(ENDPOINT_CAP),
+      HERALD_DELIVERY_TIMEOUT_SECONDS: '5',
+      HERALD_LOG_LEVEL: 'info',
+    };
+    const both = [workerProcess(env), workerProcess(env)];
+    processes.push(...both);
+    await Promise.all(both.map((p) => p.printed('worker started')));
+
+    await until(() => receiver.count('/held') === EVENTS, 60_000, 'every delivery');
+    expect(receiver.most.get('/held')).toBe(ENDPOINT_CAP);
+    const [{ sent }] = await worker.sql<{ sent: string }>(
+      `SELECT count(*) AS sent FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.application_id = $1`,
+      [held.applicationId],
+    );
+    // Each delivery attempted once (the receiver saw each number once, too).
+    expect(Number(sent)).toBeLessThanOrEqual(EVENTS);
+  }, 120_000);
 });

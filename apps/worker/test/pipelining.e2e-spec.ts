@@ -106,6 +106,70 @@ describe('worker pipelining: slots send while outcomes are recorded', () => {
 });
 
 /**
+ * Endpoint slots (issue 23): the cap counts attempts, not leases, so a worker holds a few more
+ * deliveries than its slots and sends the next the moment an attempt ends, while that attempt's
+ * outcome is still being recorded.
+ */
+describe('worker pipelining: deliveries held behind an endpoint slot', () => {
+  let fixtures: TestWorker;
+  let sink: Sink;
+  let lock: DatabaseConnection | null = null;
+
+  beforeEach(async () => {
+    sink = await new Sink().start();
+    fixtures = await TestWorker.start({ HERALD_ENDPOINT_MAX_IN_FLIGHT: '1' });
+  });
+  afterEach(async () => {
+    await lock?.close();
+    lock = null;
+    await fixtures.close();
+    await sink.close();
+  });
+
+  it('sends the next delivery to an endpoint at its cap while the last one’s finish waits', async () => {
+    // A warm-up delivery answered at once (the endpoint is fast: deliveries are held behind its
+    // slot), then three events in one statement: the claim takes all three for the one slot.
+    sink.respond((n) => (n === 2 ? { status: 200, delayMs: 150 } : { status: 200 }));
+    const app = await fixtures.application({ url: sink.url() });
+    await fixtures.settled(app, (await fixtures.publish(app))!);
+    const stamp = Date.now().toString(36);
+    const ids = Array.from({ length: 3 }, (_, i) => `dlv_${stamp}h${i}`);
+    const batch = ids.map((deliveryId, i) => ({
+      event: {
+        id: `evt_${stamp}h${i}`,
+        eventType: 'acw_start',
+        payload: JSON.stringify({ i }),
+        createdAt: new Date(),
+        deliveryId,
+        ignoresSubscription: false,
+        filteredOut: false,
+        traceContext: null,
+        idempotencyKey: null,
+        orderingKey: null,
+      },
+      idempotency: null,
+    }));
+    expect((await fixtures.app.get(EventRepository).publishBatch(app, batch, () => true)).kind).toBe('stored');
+
+    // The first of them is being answered: its finish is held back by a row lock.
+    await sink.waitFor(2, 15_000);
+    lock = await openDatabase(fixtures.db.url);
+    await lock.query('BEGIN');
+    expect(await lock.query('SELECT 1 FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE', [ids[0]])).toHaveLength(1);
+
+    // Its answer comes; the second goes out though the first's lease has not ended yet.
+    await sink.waitFor(3, 15_000);
+    expect((await fixtures.delivery(app, ids[0])).status).toBe('sending');
+    await lock.query('ROLLBACK');
+
+    await sink.waitFor(4, 15_000);
+    for (const id of ids) expect((await fixtures.settled(app, id)).status).toBe('succeeded');
+    // The cap held throughout.
+    expect(sink.maxConcurrent).toBe(1);
+  });
+});
+
+/**
  * Under a flood to one endpoint at its cap, the claim that refills it rides on the finish that
  * frees its room (DeliveryQueueRepository.claimAfterFinishing): one commit for both, and no
  * wait for a wake-up between them.
@@ -133,9 +197,11 @@ describe('worker pipelining: claims ride on finishes', () => {
     for (const id of ids) expect((await fixtures.settled(app, id)).status).toBe('succeeded');
     expect(new Set(sink.received.map((r) => r.headers['webhook-id'])).size).toBe(40);
     expect(sink.maxConcurrent).toBeLessThanOrEqual(4);
-    // The first claim is the loop's own; then the endpoint is refilled by claims riding on finishes.
+    // The first claim is the loop's own; then the endpoint is refilled by claims riding on
+    // finishes, a few deliveries each (up to three per slot are held): far from one per delivery.
     const claims = await fixtures.inWorker(WorkerMetrics).claimCounts();
-    expect(claims.with_finish).toBeGreaterThanOrEqual(5);
+    expect(claims.with_finish).toBeGreaterThanOrEqual(4);
+    expect(claims.own + claims.with_finish).toBeLessThanOrEqual(14);
   });
 
   it('claims on its own when the finish a claim waits for does not come', async () => {

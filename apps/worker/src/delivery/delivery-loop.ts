@@ -43,9 +43,18 @@ const RIDE_PATIENCE_MS = 20;
  * deadline, when that is less): an attempt still going when the lease ends would be counted by
  * no endpoint cap, and its delivery could be claimed again.
  */
-const LEASE_MARGIN_MS = 2_000;
+const LEASE_MARGIN_MS = 10_000;
 /** Deliveries held per endpoint slot at most (DeliveryLoop.deliveriesPerSlot). */
 const MAX_DELIVERIES_PER_SLOT = 3;
+/**
+ * Deliveries are held behind an endpoint's slots only while its attempts take less than this on
+ * average (FAST_EXCHANGE_WEIGHT: the last few count most): there a claim's round trip is a large
+ * part of a slot's cycle, and a held delivery waits a few tens of milliseconds. Behind a slow
+ * endpoint it would wait seconds for nothing gained (and go out with the configuration its
+ * claim read, however long ago): its claims take only what its slots can start.
+ */
+const FAST_EXCHANGE_MS = 250;
+const FAST_EXCHANGE_WEIGHT = 0.2;
 
 /**
  * Claims due deliveries and runs their attempts, never more than HERALD_WORKER_CONCURRENCY at
@@ -88,6 +97,15 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly endpointSlots = new Map<number, { slots: number; leaseUntil: number }>();
   /** This process, as the holder of its claims' endpoint slots. */
   private readonly holder = randomBytes(9).toString('base64url');
+  /** Per application with deliveries held here, its attempts' average duration (ms; FAST_EXCHANGE_MS). */
+  private readonly exchangeMs = new Map<number, number>();
+  /**
+   * Deliveries claimed while the worker had all HERALD_WORKER_CONCURRENCY slots taken that take no
+   * endpoint slot (throttled ones, the operator's notices): started as slots free, in order.
+   */
+  private readonly waitingForWorker: HeldDelivery[] = [];
+  /** A riding claim found no room in the worker: the next slot freed wakes the loop. */
+  private claimWhenFree = false;
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
@@ -159,8 +177,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     await this.running;
     // A claim riding on a finish may still start what it took: those get the grace period too.
     await this.rideTakenOver();
-    // Deliveries waiting for an endpoint slot go back to the queue, due now (sendWaiting).
-    for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
+    // Deliveries waiting for a slot go back to the queue, due now (sendAllWaiting).
+    this.sendAllWaiting();
     const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
@@ -187,10 +205,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * Deliveries held per endpoint slot: as many as can each wait for those ahead of it to take
-   * their whole deadline and still be sent and recorded within the lease, at most
+   * Deliveries held per endpoint slot, at most: as many as can each wait for those ahead of it to
+   * take their whole deadline and still be sent and recorded within the lease, at most
    * MAX_DELIVERIES_PER_SLOT (3 with the default 15 s deadline and 60 s lease; 1, none waiting,
-   * when the lease is barely longer than the deadline).
+   * when the lease is barely longer than the deadline). Only fast endpoints get more than one
+   * (deliveriesPerSlotOf).
    */
   private get deliveriesPerSlot(): number {
     const { leaseSeconds, timeoutSeconds } = this.config.delivery;
@@ -203,6 +222,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return Math.min(LEASE_MARGIN_MS, ((leaseSeconds - timeoutSeconds) * 1000) / 2);
   }
 
+  /** Deliveries per slot for the application's endpoint: more than one only while its attempts are fast. */
+  private deliveriesPerSlotOf(applicationId: number): number {
+    const ms = this.exchangeMs.get(applicationId);
+    return ms !== undefined && ms < FAST_EXCHANGE_MS ? this.deliveriesPerSlot : 1;
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
       await this.rideTakenOver();
@@ -210,7 +235,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       if (this.ride !== null) continue;
       if (this.stopping) break;
       // Held deliveries whose slots' lease runs short with nothing sending for them go back now.
-      for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
+      this.sendAllWaiting();
       // Behind on recording: no slot counts as free until the finisher catches up (it wakes the loop).
       const free = this.freeSlots();
       const somethingDue = this.nextDueAt !== null && this.nextDueAt <= this.clock.now().getTime();
@@ -281,7 +306,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       applicationId,
       () => {
         const free = this.freeSlots();
-        if (ride.cancelled || this.stopping || free <= 0) return null;
+        if (ride.cancelled || this.stopping) return null;
+        if (free <= 0) {
+          // The worker holds all it may: the next slot to free claims for this.
+          this.claimWhenFree = true;
+          return null;
+        }
         if (this.claimingHere) {
           // The loop's own claim is running and may have counted the endpoint before this finish
           // freed its room: the room is owed a claim once it is done.
@@ -387,17 +417,24 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * waits to cover its round trip); without, at a quarter of the host cap below it, as for hosts.
    */
   private topUpAt(applicationId: number): number {
-    const slots = this.slotsOf(applicationId);
-    const most = slots * this.deliveriesPerSlot;
-    return most - Math.max(this.minHostRoom, Math.floor((slots * (this.deliveriesPerSlot - 1)) / 2));
+    const slots = this.slotsOf(applicationId, this.leaseMarginMs);
+    const perSlot = this.deliveriesPerSlotOf(applicationId);
+    const most = slots * perSlot;
+    return most - Math.min(most, Math.max(this.minHostRoom, Math.floor((slots * (perSlot - 1)) / 2)));
   }
 
-  /** The application's endpoint slots, while the lease of the claim that holds them outlasts an attempt started now. */
-  private slotsOf(applicationId: number): number {
+  /**
+   * The application's endpoint slots, while the lease of the claim that holds them outlasts an
+   * attempt started now by `marginMs` (none for a claim's own deliveries as it returns, as ever).
+   */
+  private slotsOf(applicationId: number, marginMs: number): number {
     const held = this.endpointSlots.get(applicationId);
     if (held === undefined) return 0;
-    if (held.leaseUntil > this.clock.now().getTime() + this.config.delivery.timeoutSeconds * 1000 + this.leaseMarginMs) return held.slots;
-    if (this.heldOf(applicationId) === 0) this.endpointSlots.delete(applicationId);
+    if (held.leaseUntil > this.clock.now().getTime() + this.config.delivery.timeoutSeconds * 1000 + marginMs) return held.slots;
+    if (this.heldOf(applicationId) === 0) {
+      this.endpointSlots.delete(applicationId);
+      this.exchangeMs.delete(applicationId);
+    }
     return 0;
   }
 
@@ -425,7 +462,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         this.exchangesPerApplication,
         new Map([...this.waiting].map(([applicationId, held]) => [applicationId, held.length])),
       ),
-      deliveriesPerSlot: this.deliveriesPerSlot,
+      deliveriesPerSlot: 1,
+      deliveriesPerSlotOf: new Map(
+        [...this.exchangeMs.keys()].map((applicationId) => [applicationId, this.deliveriesPerSlotOf(applicationId)]),
+      ),
+      mostPerSlot: this.deliveriesPerSlot,
     };
   }
 
@@ -442,11 +483,15 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     for (const [applicationId, slots] of batch.endpointSlots) this.endpointSlots.set(applicationId, { slots, leaseUntil });
     for (const delivery of claimed) {
       const usesEndpointSlots =
-        delivery.throttle === null && batch.endpointSlots.has(delivery.applicationId) && delivery.context.destinationHost !== '';
+        delivery.throttle === null &&
+        delivery.context.destination === 'webhook' &&
+        batch.endpointSlots.has(delivery.applicationId) &&
+        delivery.context.destinationHost !== '';
       if (usesEndpointSlots) this.hold(delivery, lease.token, leaseUntil);
-      else this.start(delivery, lease.token);
+      else if (this.inFlight.size < this.config.delivery.workerConcurrency) this.start(delivery, lease.token);
+      else this.waitingForWorker.push({ delivery, token: lease.token, leaseUntil });
     }
-    for (const applicationId of batch.endpointSlots.keys()) this.sendWaiting(applicationId);
+    for (const applicationId of batch.endpointSlots.keys()) this.sendWaiting(applicationId, true);
     return { dealtWith: claimed.length + waiting, moreApplications };
   }
 
@@ -461,19 +506,21 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Starts the application's waiting deliveries while its endpoint, its host and the worker have
-   * slots free and the finisher keeps up; one whose lease no longer outlasts an attempt (or any, shutting down) is handed
-   * back, due now, for a worker to claim again.
+   * slots free and the finisher keeps up. One whose lease no longer outlasts an attempt by
+   * LEASE_MARGIN_MS (none for a claim's own as it returns, `fresh`), or any shutting down, is
+   * handed back, due now, for a worker to claim again.
    */
-  private sendWaiting(applicationId: number): void {
+  private sendWaiting(applicationId: number, fresh = false): void {
     const queue = this.waiting.get(applicationId);
+    const marginMs = fresh ? 0 : this.leaseMarginMs;
     while (queue !== undefined && queue.length > 0) {
       const next = queue[0];
       const host = next.delivery.context.destinationHost;
       const now = this.clock.now();
-      const tooLate = next.leaseUntil <= now.getTime() + this.config.delivery.timeoutSeconds * 1000 + this.leaseMarginMs;
+      const tooLate = next.leaseUntil <= now.getTime() + this.config.delivery.timeoutSeconds * 1000 + marginMs;
       if (!this.stopping && !tooLate) {
         const room =
-          (this.exchangesPerApplication.get(applicationId) ?? 0) < this.slotsOf(applicationId) &&
+          (this.exchangesPerApplication.get(applicationId) ?? 0) < this.slotsOf(applicationId, marginMs) &&
           (this.perHost.get(host) ?? 0) < this.config.delivery.hostConcurrency &&
           this.inFlight.size < this.config.delivery.workerConcurrency &&
           // Behind on recording: sending slows down with it (RECORDING_BACKLOG_SLOTS).
@@ -490,6 +537,28 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       }
     }
     if (queue !== undefined && queue.length === 0) this.waiting.delete(applicationId);
+  }
+
+  /**
+   * Starts what waits for a slot of the worker's (throttled deliveries, the operator's notices), in
+   * order, then what waits for an endpoint slot, application by application, from the one after
+   * `after` round (so a host or worker slot an attempt freed goes to the others first); shutting
+   * down, hands all of it back.
+   */
+  private sendAllWaiting(after?: number): void {
+    while (this.waitingForWorker.length > 0 && (this.stopping || this.inFlight.size < this.config.delivery.workerConcurrency)) {
+      const { delivery, token } = this.waitingForWorker.shift()!;
+      if (this.stopping) {
+        const dueAt = this.clock.now();
+        const handedBack = delivery.throttle
+          ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
+          : this.queue.release(delivery.id, token, dueAt);
+        void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
+      } else this.start(delivery, token);
+    }
+    const applications = [...this.waiting.keys()];
+    const from = after === undefined ? 0 : applications.indexOf(after) + 1;
+    for (const applicationId of [...applications.slice(from), ...applications.slice(0, from)]) this.sendWaiting(applicationId);
   }
 
   /** Refreshes the planner's statistics when PlannerStatisticsPolicy says so, in the background. */
@@ -549,10 +618,18 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         const heldBefore = this.heldOf(applicationId);
         count(this.exchangesPerApplication, applicationId, -1);
         this.inFlight.delete(slot);
-        // The slot goes to a delivery waiting for it: this application's first, then those its
-        // host or the worker's own cap held back.
-        this.sendWaiting(applicationId);
-        for (const other of [...this.waiting.keys()]) if (other !== applicationId) this.sendWaiting(other);
+        if (endpointSlot) {
+          const ms = realTime() - slotStarted;
+          const average = this.exchangeMs.get(applicationId);
+          this.exchangeMs.set(applicationId, average === undefined ? ms : average + FAST_EXCHANGE_WEIGHT * (ms - average));
+        }
+        // The slots go to deliveries waiting for them: the worker's and the host's to the other
+        // applications first, the endpoint's to this one's next.
+        this.sendAllWaiting(applicationId);
+        if (this.claimWhenFree && this.freeSlots() > 0) {
+          this.claimWhenFree = false;
+          this.wake();
+        }
         // Deliveries held behind the endpoint's slots fell to their top-up point: a claim for
         // more goes with this outcome's finish (topUpAt). Without endpoint slots, the host's
         // room this exchange leaves comes back as its outcome commits (the throttle's caps count
@@ -587,8 +664,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       .finally(() => {
         this.recording.delete(recording);
         const recordingOnHost = count(this.recordingPerHost, host, -1);
-        if (this.recording.size === this.recordingBacklog - 1)
-          for (const applicationId of [...this.waiting.keys()]) this.sendWaiting(applicationId);
+        if (this.recording.size === this.recordingBacklog - 1) this.sendAllWaiting();
         if (!this.worthAClaimAfterRecording(host, recordingOnHost)) return;
         if (this.ride === null) this.wake();
         else this.wakeOwed = true;
@@ -612,11 +688,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Whether a recorded outcome (a lease that ended) may have made a claim worth its statement:
-   * its host's room, counted in leases (exchanging and recording) as the endpoint caps count
+   * its host's room, counted in leases (exchanging and recording) as the throttle's caps count
    * theirs, just reached a quarter of HERALD_WORKER_HOST_CONCURRENCY; the finisher's backlog just
-   * fell below the bound the loop stopped claiming at; or nothing is in progress any more. An
-   * endpoint whose own cap is below the host's threshold gets its next claim when that host has
-   * nothing in progress, or from the poll, as before pipelining.
+   * fell below the bound the loop stopped claiming at; or nothing is in progress any more.
+   * Endpoints with slots are topped up as their attempts end (topUpAt); another worker's leases
+   * ending is seen by the next claim or the poll.
    */
   private worthAClaimAfterRecording(host: string, recordingOnHost: number): boolean {
     const leasedOnHost = (this.perHost.get(host) ?? 0) + recordingOnHost;
@@ -670,9 +746,9 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   /**
    * Sleeps until the next delivery is due, capped by the poll interval; a NOTIFY or a finished
    * attempt wakes it sooner. After a claim that took everything it could, "the next one" is what
-   * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts short of room,
-   * and ending exchanges and recorded outcomes wake the loop for those (worthAClaimAfterExchange,
-   * worthAClaimAfterRecording).
+   * that claim read (DeliveryQueueRepository.claim): due work it left was for hosts or endpoints
+   * short of room, and ending exchanges and recorded outcomes wake the loop for those
+   * (topUpAt, worthAClaimAfterExchange, worthAClaimAfterRecording).
    */
   private async waitForWork(afterShortClaim: boolean): Promise<void> {
     const poll = this.config.database.embedded ? EMBEDDED_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
