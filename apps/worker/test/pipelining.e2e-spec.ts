@@ -1,8 +1,33 @@
-import { EventRepository } from '@herald/database';
+import { ApplicationScope, EventRepository } from '@herald/database';
 import { DatabaseConnection, openDatabase } from '@herald/database/testing';
 import { Sink } from '@herald/testing';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import { TestWorker } from './support/test-worker';
+
+/**
+ * Publishes `count` events to the application in one statement (one NOTIFY, so one claim can take
+ * them all); returns their deliveries' ids.
+ */
+async function publishInOneStatement(fixtures: TestWorker, application: ApplicationScope, count: number, tag: string): Promise<string[]> {
+  const stamp = `${Date.now().toString(36)}${tag}`;
+  const batch = Array.from({ length: count }, (_, i) => ({
+    event: {
+      id: `evt_${stamp}${i}`,
+      eventType: 'acw_start',
+      payload: JSON.stringify({ i }),
+      createdAt: new Date(),
+      deliveryId: `dlv_${stamp}${i}`,
+      ignoresSubscription: false,
+      filteredOut: false,
+      traceContext: null,
+      idempotencyKey: null,
+      orderingKey: null,
+    },
+    idempotency: null,
+  }));
+  expect((await fixtures.app.get(EventRepository).publishBatch(application, batch, () => true)).kind).toBe('stored');
+  return batch.map((entry) => entry.event.deliveryId);
+}
 
 /**
  * A worker slot is one HTTP exchange (issue 21): the outcome goes to the finisher and the slot to
@@ -132,24 +157,7 @@ describe('worker pipelining: deliveries held behind an endpoint slot', () => {
     sink.respond((n) => (n === 2 ? { status: 200, delayMs: 150 } : { status: 200 }));
     const app = await fixtures.application({ url: sink.url() });
     await fixtures.settled(app, (await fixtures.publish(app))!);
-    const stamp = Date.now().toString(36);
-    const ids = Array.from({ length: 3 }, (_, i) => `dlv_${stamp}h${i}`);
-    const batch = ids.map((deliveryId, i) => ({
-      event: {
-        id: `evt_${stamp}h${i}`,
-        eventType: 'acw_start',
-        payload: JSON.stringify({ i }),
-        createdAt: new Date(),
-        deliveryId,
-        ignoresSubscription: false,
-        filteredOut: false,
-        traceContext: null,
-        idempotencyKey: null,
-        orderingKey: null,
-      },
-      idempotency: null,
-    }));
-    expect((await fixtures.app.get(EventRepository).publishBatch(app, batch, () => true)).kind).toBe('stored');
+    const ids = await publishInOneStatement(fixtures, app, 3, 'h');
 
     // The first of them is being answered: its finish is held back by a row lock.
     await sink.waitFor(2, 15_000);
@@ -213,23 +221,7 @@ describe('worker pipelining: claims ride on finishes', () => {
     const app = await fixtures.application({ url: sink.url() });
     await fixtures.startWorker();
     await fixtures.settled(app, (await fixtures.publish(app))!);
-    const stamp = Date.now().toString(36);
-    const batch = Array.from({ length: 5 }, (_, i) => ({
-      event: {
-        id: `evt_${stamp}b${i}`,
-        eventType: 'acw_start',
-        payload: JSON.stringify({ i }),
-        createdAt: new Date(),
-        deliveryId: `dlv_${stamp}b${i}`,
-        ignoresSubscription: false,
-        filteredOut: false,
-        traceContext: null,
-        idempotencyKey: null,
-        orderingKey: null,
-      },
-      idempotency: null,
-    }));
-    expect((await fixtures.app.get(EventRepository).publishBatch(app, batch, () => true)).kind).toBe('stored');
+    await publishInOneStatement(fixtures, app, 5, 'b');
 
     await sink.waitFor(6, 15_000);
     // Taken over after 20 ms (RIDE_PATIENCE_MS): the fifth of the batch goes out long before the

@@ -54,7 +54,8 @@ describe('Batcher', () => {
 });
 
 describe('Batcher gathering', () => {
-  it('while writes come back to back, waits up to gather.ms for gather.items before the next write', async () => {
+  /** A batcher gathering as `gather` says, recording each write's items, whose first write waits for release(). */
+  function gatheringHeldAtFirstWrite(gather: { items: number; ms: number }) {
     const batches: number[][] = [];
     let release: () => void = () => undefined;
     const batcher = new Batcher<number, number>(
@@ -64,46 +65,40 @@ describe('Batcher gathering', () => {
         return items;
       },
       200,
-      { items: 4, ms: 1_000 },
+      gather,
     );
+    return { batcher, batches, release: () => release() };
+  }
+
+  it('while items come faster than writes, waits up to gather.ms for gather.items before the next write', async () => {
+    const { batcher, batches, release } = gatheringHeldAtFirstWrite({ items: 4, ms: 1_000 });
     const first = batcher.submit(1);
-    const second = batcher.submit(2);
+    // Two arrive during the first write: a stream, written together.
+    const stream = [batcher.submit(2), batcher.submit(3)];
     release();
-    await first;
-    // The write after the first waits for more: four items end the wait long before its second.
+    await Promise.all([first, ...stream]);
+    // The next write waits for more: four items end the wait long before its second.
     const started = performance.now();
-    const more = [3, 4, 5].map((n) => batcher.submit(n));
-    await Promise.all([second, ...more]);
-    expect(batches).toEqual([[1], [2, 3, 4, 5]]);
+    await Promise.all([4, 5, 6, 7].map((n) => batcher.submit(n)));
+    expect(batches).toEqual([[1], [2, 3], [4, 5, 6, 7]]);
     expect(performance.now() - started).toBeLessThan(500);
   });
 
-  it('writes what it has once gather.ms has passed, and a lone item after a quiet spell at once', async () => {
-    const batches: number[][] = [];
-    let release: () => void = () => undefined;
-    const batcher = new Batcher<number, number>(
-      async (items) => {
-        batches.push(items);
-        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
-        return items;
-      },
-      200,
-      { items: 8, ms: 30 },
-    );
+  it('writes what it has once gather.ms has passed; an item after a write of one never waits', async () => {
+    const { batcher, batches, release } = gatheringHeldAtFirstWrite({ items: 8, ms: 30 });
     const first = batcher.submit(1);
-    const second = batcher.submit(2);
+    const stream = [batcher.submit(2), batcher.submit(3)];
     release();
-    await first;
+    await Promise.all([first, ...stream]);
     const waited = performance.now();
-    await second;
+    await batcher.submit(4);
     expect(performance.now() - waited).toBeGreaterThanOrEqual(25);
-    expect(batches).toEqual([[1], [2]]);
 
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    const lone = performance.now();
-    await batcher.submit(3);
-    expect(performance.now() - lone).toBeLessThan(25);
-    expect(batches).toEqual([[1], [2], [3]]);
+    // A trickle: the last write carried one item, so the next goes at once, however soon.
+    const trickle = performance.now();
+    await batcher.submit(5);
+    expect(performance.now() - trickle).toBeLessThan(25);
+    expect(batches).toEqual([[1], [2, 3], [4], [5]]);
   });
 });
 

@@ -7,17 +7,20 @@
  * write's items, so both can share its transaction (the queue's finisher carries a claim that
  * way). The rider is opaque here: the writer settles whatever it promised.
  *
- * With `gather`, a write that would start with fewer than `gather.items` items while writes are
- * coming back to back (the last ended under `gather.ms` ago) waits up to `gather.ms` for more:
- * under a steady stream, batches then grow past what one write's duration collects, and so do
- * the items per commit; a lone item after a quiet spell never waits.
+ * With `gather`, a write that would start with fewer than `gather.items` items while items come
+ * faster than writes (the last write carried two or more and ended under `gather.ms` ago) waits
+ * up to `gather.ms` for more: under a stream, batches then grow past what one write's duration
+ * collects, and so do the items per commit. Items that each get a write of their own (a steady
+ * trickle, or one after a quiet spell) never wait: waiting would only move their write into the
+ * next one's way.
  */
 export class Batcher<I, O, R = never> {
   private queue: { item: I; resolve: (result: O) => void; reject: (error: unknown) => void }[] = [];
   private riders: { rider: R; withItems: boolean }[] = [];
   private running = false;
-  /** When the last write ended (performance.now()), for `gather`. */
+  /** When the last write ended (performance.now()), and how many items it carried, for `gather`. */
   private lastWriteEnded = -Infinity;
+  private lastWriteItems = 0;
   /** Ends a gathering wait early, once enough items are waiting. */
   private gathered: (() => void) | null = null;
 
@@ -67,7 +70,7 @@ export class Batcher<I, O, R = never> {
     this.running = true;
     while (this.queue.length > 0 || this.riders.some((r) => !r.withItems)) {
       if (this.gather !== null && this.queue.length > 0 && this.queue.length < this.gather.items) {
-        if (performance.now() - this.lastWriteEnded < this.gather.ms) await this.gatherFor(this.gather.ms);
+        if (this.lastWriteItems >= 2 && performance.now() - this.lastWriteEnded < this.gather.ms) await this.gatherFor(this.gather.ms);
       }
       const batch = this.queue.splice(0, this.maxBatch);
       const rider = this.takeRider(batch.length);
@@ -85,7 +88,10 @@ export class Batcher<I, O, R = never> {
         batch.forEach((entry) => entry.reject(error));
       }
       // A rider written alone is not part of a stream of items.
-      if (batch.length > 0) this.lastWriteEnded = performance.now();
+      if (batch.length > 0) {
+        this.lastWriteEnded = performance.now();
+        this.lastWriteItems = batch.length;
+      }
     }
     this.running = false;
   }

@@ -590,11 +590,12 @@ export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 /** Finish statements in flight at once, at most (DeliveryQueueRepository.finishes). */
 const FINISH_LANES = 2;
 /**
- * While a lane's finishes come back to back, a finish with fewer than 8 outcomes waits up to 5 ms
- * for more (Batcher, `gather`). A lease that ends later costs no throughput (the endpoint slots
- * count attempts, and the worker's held deliveries go on meanwhile); under a flood to one
- * endpoint the finishes had averaged 4.5 outcomes, 0.22 commits per delivery (bench/README.md,
- * "Issue 23, endpoint slots").
+ * While outcomes come faster than a lane's finishes (the last one carried two or more), a finish
+ * with fewer than 8 outcomes waits up to 5 ms for more (Batcher, `gather`). A lease that ends
+ * later costs no throughput (the endpoint slots count attempts, and the worker's held deliveries go
+ * on meanwhile); under a flood to one endpoint the finishes had averaged 4.5 outcomes, 0.22 commits
+ * per delivery (bench/README.md, "Issue 23, endpoint slots"). A trickle of outcomes, each finished
+ * alone, never waits: it would only move its commit into the next delivery's way.
  */
 const FINISH_GATHER = { items: 8, ms: 5 };
 
