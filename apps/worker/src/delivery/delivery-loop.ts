@@ -106,6 +106,12 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly waitingForWorker: HeldDelivery[] = [];
   /** A riding claim found no room in the worker: the next slot freed wakes the loop. */
   private claimWhenFree = false;
+  /**
+   * The last claim may have left due work behind (it took all it could, or an endpoint had no room
+   * for some): nothing left in progress is then a reason to claim again. After a claim that took
+   * all that was due it is not (one wasted claim, and commit, per delivery at low load).
+   */
+  private workLeft = true;
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
@@ -472,7 +478,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** Starts what a claim took; returns how many due deliveries it dealt with, and whether its walk stopped before the last application. */
   private startClaimed(batch: ClaimBatch, lease: Lease): { dealtWith: number; moreApplications: boolean } {
-    const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications } = batch;
+    const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications, leftForRoom } = batch;
+    this.workLeft = leftForRoom || moreApplications || claimed.length + waiting >= lease.limit;
     this.walkFrom = lastVisited;
     this.refreshPlannerStatistics(realTime() - lease.startedAt, claimed.length);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
@@ -674,7 +681,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Whether an exchange that ended may have made a claim worth its statement: the worker's free
-   * slots just reached the size worth claiming for, or nothing at all is in progress. A claim
+   * slots just reached the size worth claiming for, or nothing at all is in progress after a claim
+   * that may have left due work (workLeft). A claim
    * that took everything it could left due work only for hosts or endpoints short of room, or
    * none; their room comes back as leases end, when outcomes are recorded (worthAClaimAfterRecording),
    * not when the exchange ends. Waking on every finished attempt cost a claim, and its commit,
@@ -683,14 +691,15 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private worthAClaimAfterExchange(): boolean {
     const free = this.config.delivery.workerConcurrency - this.inFlight.size;
-    return free === this.worthClaiming || (this.inFlight.size === 0 && this.recording.size === 0);
+    return free === this.worthClaiming || (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0);
   }
 
   /**
    * Whether a recorded outcome (a lease that ended) may have made a claim worth its statement:
    * its host's room, counted in leases (exchanging and recording) as the throttle's caps count
    * theirs, just reached a quarter of HERALD_WORKER_HOST_CONCURRENCY; the finisher's backlog just
-   * fell below the bound the loop stopped claiming at; or nothing is in progress any more.
+   * fell below the bound the loop stopped claiming at; or nothing is in progress any more after a
+   * claim that may have left due work (workLeft).
    * Endpoints with slots are topped up as their attempts end (topUpAt); another worker's leases
    * ending is seen by the next claim or the poll.
    */
@@ -699,7 +708,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
     return (
       (host !== '' && this.config.delivery.hostConcurrency - leasedOnHost === this.minHostRoom) ||
       this.recording.size === this.recordingBacklog - 1 ||
-      (this.inFlight.size === 0 && this.recording.size === 0)
+      (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0)
     );
   }
 

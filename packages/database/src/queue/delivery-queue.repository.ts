@@ -118,6 +118,12 @@ export interface ClaimBatch {
    * taking turns round many applications always come to rest.
    */
   moreApplications: boolean;
+  /**
+   * An application it served had due deliveries its endpoint had no room for (or it took all its
+   * room): when attempts end, a claim may find more. False, the claim took all that was due (but
+   * what it skipped for busy hosts and what other claims were serving).
+   */
+  leftForRoom: boolean;
 }
 
 interface ClaimedRow {
@@ -353,7 +359,8 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * (`next_claimable_at`), the last application it visited (the next claim's $10), and whether it
  * stopped at $11 before reaching the last application, or cut an application at its share of the
  * LIMIT with room left (`more_applications`: claim again; a run of such claims ends at the last
- * application, or when nothing is cut, so it never spins). Exported for the bench,
+ * application, or when nothing is cut, so it never spins), and whether an application served had due
+ * work its room left (`left_for_room`). Exported for the bench,
  * which shows its plan.
  */
 export const CLAIM_SQL = `WITH RECURSIVE forward AS (
@@ -477,12 +484,16 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                           ORDER BY q.due_at LIMIT 1) n),
                       (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
-                (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications
+                (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications,
+                -- An application served with due work its endpoint had no room for (or took all its room).
+                EXISTS (SELECT 1 FROM room r
+                         WHERE NOT r.throttled
+                           AND (r.room < r.min_room OR r.room <= (SELECT count(*) FROM picked p WHERE p.application_id = r.application_id))) AS left_for_room
        )
        SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
               c.queue_ordering_key AS ordering_key,
               (SELECT r.slots FROM room r WHERE r.application_id = c.application_id AND c.destination = 'webhook') AS endpoint_slots,
-              walk.next_claimable_at, walk.last_visited, walk.more_applications, ${contextColumns('c')}
+              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, ${contextColumns('c')}
          FROM walk
          LEFT JOIN fitting ON true
          LEFT JOIN claimed c ON c.id = fitting.id
@@ -591,13 +602,14 @@ export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
 const FINISH_LANES = 2;
 /**
  * While outcomes come faster than a lane's finishes (the last one carried two or more), a finish
- * with fewer than 8 outcomes waits up to 5 ms for more (Batcher, `gather`). A lease that ends
+ * with fewer than 12 outcomes waits up to 8 ms for more (Batcher, `gather`). A lease that ends
  * later costs no throughput (the endpoint slots count attempts, and the worker's held deliveries go
  * on meanwhile); under a flood to one endpoint the finishes had averaged 4.5 outcomes, 0.22 commits
- * per delivery (bench/README.md, "Issue 23, endpoint slots"). A trickle of outcomes, each finished
+ * per delivery, and with 8 outcomes and 5 ms 0.21-0.23 (bench/README.md, "Issue 23, endpoint
+ * slots"). A trickle of outcomes, each finished
  * alone, never waits: it would only move its commit into the next delivery's way.
  */
-const FINISH_GATHER = { items: 8, ms: 5 };
+const FINISH_GATHER = { items: 12, ms: 8 };
 
 /**
  * The worker's side of the queue: a claim is a lease on the delivery's queue row (a token and
@@ -687,6 +699,7 @@ export class DeliveryQueueRepository {
           next_claimable_at: Date | null;
           last_visited: number | null;
           more_applications: boolean;
+          left_for_room: boolean;
         }
     >(CLAIM, [
       options.now,
@@ -711,6 +724,7 @@ export class DeliveryQueueRepository {
       nextClaimableAt: rows[0]?.next_claimable_at ?? null,
       lastVisited: Number(rows[0]?.last_visited ?? 0),
       moreApplications: rows[0]?.more_applications ?? false,
+      leftForRoom: rows[0]?.left_for_room ?? false,
     };
     const found = rows.filter((row) => row.id !== null);
     const endpointSlots = new Map(
