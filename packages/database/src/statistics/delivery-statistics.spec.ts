@@ -306,6 +306,8 @@ describe('delivery statistics, written by the finish and read back', () => {
         outcome: i === 3 ? failed(at(10 + batch)) : succeeded(at(10 + batch)),
         attempt: i === 3 ? attempt(9, { status: 503 }) : attempt(20 + i),
       }));
+      // Past the finisher's gathering window (a finish right after one of several waits for company).
+      await new Promise((resolve) => setTimeout(resolve, 30));
     }
     const pending = await sql<{ id: string; application_ids: number[] }>(
       db.url,
