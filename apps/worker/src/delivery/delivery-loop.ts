@@ -472,7 +472,6 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       deliveriesPerSlotOf: new Map(
         [...this.exchangeMs.keys()].map((applicationId) => [applicationId, this.deliveriesPerSlotOf(applicationId)]),
       ),
-      mostPerSlot: this.deliveriesPerSlot,
     };
   }
 
@@ -537,11 +536,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       queue.shift();
       this.waitingCount--;
       count(this.waitingPerHost, host, -1);
-      if (this.stopping || tooLate) {
-        void this.queue.release(next.delivery.id, next.token, now).catch((error) => this.logger.error({ err: error }, 'release failed'));
-      } else {
-        this.send(next.delivery, next.token, true);
-      }
+      if (this.stopping || tooLate) this.handBack(next.delivery, next.token);
+      else this.send(next.delivery, next.token, true);
     }
     if (queue !== undefined && queue.length === 0) this.waiting.delete(applicationId);
   }
@@ -555,13 +551,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private sendAllWaiting(after?: number): void {
     while (this.waitingForWorker.length > 0 && (this.stopping || this.inFlight.size < this.config.delivery.workerConcurrency)) {
       const { delivery, token } = this.waitingForWorker.shift()!;
-      if (this.stopping) {
-        const dueAt = this.clock.now();
-        const handedBack = delivery.throttle
-          ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
-          : this.queue.release(delivery.id, token, dueAt);
-        void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
-      } else this.start(delivery, token);
+      if (this.stopping) this.handBack(delivery, token);
+      else this.start(delivery, token);
     }
     const applications = [...this.waiting.keys()];
     const from = after === undefined ? 0 : applications.indexOf(after) + 1;
@@ -586,14 +577,19 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       // The claim takes no more for a host than its room, so only a host shared by two
       // destinations that reached it in one claim (a notice and a webhook) gets here: hand it
       // back for when there is room (a throttled one keeps its slot).
-      const dueAt = this.clock.now();
-      const handedBack = delivery.throttle
-        ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
-        : this.queue.release(delivery.id, token, dueAt);
-      void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
+      this.handBack(delivery, token);
       return;
     }
     this.send(delivery, token, false);
+  }
+
+  /** Hands a claimed delivery back unsent, due now; a throttled one keeps its slot. */
+  private handBack(delivery: ClaimedDelivery, token: string): void {
+    const dueAt = this.clock.now();
+    const handedBack = delivery.throttle
+      ? this.queue.releaseKeepingSlot(delivery.id, token, delivery.throttle.slot, dueAt)
+      : this.queue.release(delivery.id, token, dueAt);
+    void handedBack.catch((error) => this.logger.error({ err: error }, 'release failed'));
   }
 
   /** Runs the delivery's attempt in a slot (one of its endpoint's, `endpointSlot`: sendWaiting). */
@@ -620,15 +616,15 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         this.logger.error({ err: error, deliveryId: delivery.id }, 'attempt could not be made'),
       )
       .finally(() => {
-        this.metrics.recordSlot((realTime() - slotStarted) / 1000);
+        const slotMs = realTime() - slotStarted;
+        this.metrics.recordSlot(slotMs / 1000);
         const exchangingOnHost = count(this.perHost, host, -1);
         const heldBefore = this.heldOf(applicationId);
         count(this.exchangesPerApplication, applicationId, -1);
         this.inFlight.delete(slot);
         if (endpointSlot) {
-          const ms = realTime() - slotStarted;
           const average = this.exchangeMs.get(applicationId);
-          this.exchangeMs.set(applicationId, average === undefined ? ms : average + FAST_EXCHANGE_WEIGHT * (ms - average));
+          this.exchangeMs.set(applicationId, average === undefined ? slotMs : average + FAST_EXCHANGE_WEIGHT * (slotMs - average));
         }
         // The slots go to deliveries waiting for them: the worker's and the host's to the other
         // applications first, the endpoint's to this one's next.

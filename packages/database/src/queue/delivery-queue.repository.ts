@@ -68,10 +68,8 @@ export interface ClaimOptions {
    * attempt, started the moment the attempt ends rather than after its finish commits and a claim.
    */
   deliveriesPerSlot?: number;
-  /** The same per application, where it is not `deliveriesPerSlot`. */
+  /** The same per application, where it is not `deliveriesPerSlot`; a host is held at most hostCap times the most of them. */
   deliveriesPerSlotOf?: ReadonlyMap<number, number>;
-  /** The most deliveries held per slot for any application (default deliveriesPerSlot): a host is held at most hostCap times this. */
-  mostPerSlot?: number;
   /**
    * Hosts with less room than this are not claimed for at all (default 1: only hosts at the cap):
    * a claim that could take one or two deliveries for a busy host costs a statement and a commit
@@ -685,11 +683,11 @@ export class DeliveryQueueRepository {
   private async claimWith(sql: SqlQuery, options: ClaimOptions): Promise<ClaimBatch> {
     const minHostRoom = options.minHostRoom ?? 1;
     const perSlot = options.deliveriesPerSlot ?? 1;
-    const mostPerSlot = options.mostPerSlot ?? perSlot;
+    const perSlotOf = options.deliveriesPerSlotOf ?? new Map<number, number>();
+    const mostPerSlot = Math.max(perSlot, ...perSlotOf.values());
     const hosts = [...options.hostsInFlight];
     const busyHosts = hosts.filter(([, count]) => options.hostCap * mostPerSlot - count < minHostRoom).map(([host]) => host);
     const heldPer = options.heldPerApplication ?? new Map<number, number>();
-    const perSlotOf = options.deliveriesPerSlotOf ?? new Map<number, number>();
     const applications = [...new Set([...heldPer.keys(), ...perSlotOf.keys()])];
     const rows = await sql<
       ClaimedRow &
