@@ -39,6 +39,18 @@ function failedTasks(summary) {
   );
 }
 
+/** "file › test name" of each failed test, and "file (did not run)" of each suite that failed to run. */
+function failedTestTitles(results) {
+  const titles = [];
+  for (const suite of results.testResults ?? []) {
+    const file = path.relative(root, suite.name ?? suite.testFilePath ?? '');
+    const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failedTests) titles.push(`${file} › ${test.fullName ?? test.title}`);
+    if (failedTests.length === 0 && suite.status === 'failed') titles.push(`${file} (did not run)`);
+  }
+  return titles;
+}
+
 const packages = workspacePackages();
 const tested = packages.filter(({ manifest }) => manifest.scripts?.test);
 const resultsFile = ({ dir }) => path.join(dir, '.jest-results.json');
@@ -92,11 +104,17 @@ for (const pkg of tested) {
   skipped += (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
   failed += failures;
   const exitCode = taskFailures.get(`${name}#test`);
-  if (failures > 0) continue;
+  if (failures > 0) {
+    // Named on the closing line, which is all a long run's reader (CI's summary) may get to see.
+    for (const title of failedTestTitles(results)) notes.push(`${name}: ${title}`);
+    continue;
+  }
   // jest failed the run without a failing test (a global setup or teardown error, a suite that
   // could not load…), or exited non-zero after reporting success: not a pass either way.
-  if (results.success === false) failPackage(name, 'jest reported failure without a failed test');
-  else if (exitCode !== undefined) failPackage(name, `its test task exited with code ${exitCode} after reporting success`);
+  if (results.success === false) {
+    const suites = failedTestTitles(results);
+    failPackage(name, `jest reported failure without a failed test${suites.length ? `: ${suites.join(', ')}` : ''}`);
+  } else if (exitCode !== undefined) failPackage(name, `its test task exited with code ${exitCode} after reporting success`);
 }
 
 // Failures the test counts do not show: builds and type-checks.

@@ -21,6 +21,15 @@ describe('migrations through the wasm schema engine', () => {
       expect(result.code).toBe(0);
     });
 
+    it('makes every table logged: none is emptied by a database crash or missing on a standby (issue 20)', async () => {
+      const persistence = await rows(
+        migrated.url,
+        "SELECT relname, relpersistence FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'i') ORDER BY relname",
+      );
+      expect(persistence.map((row) => row.relname)).toEqual(expect.arrayContaining(['endpoint_claims', 'delivery_queue', 'deliveries']));
+      expect(persistence.filter((row) => row.relpersistence !== 'p')).toEqual([]);
+    });
+
     it('--check reports drift with the SQL that would reconcile it, and fails', async () => {
       await sql(migrated.url, 'ALTER TABLE accounts ADD COLUMN nickname text');
       try {

@@ -1,4 +1,4 @@
-import { HERALD_VERSION, ROTATED_SECRET_GRACE_SECONDS } from '@herald/core';
+import { HERALD_VERSION, ROTATED_SECRET_GRACE_SECONDS, sentRequestHeaders } from '@herald/core';
 import { DeliveryLogRepository, SubscriptionRepository, WebhookRepository } from '@herald/database';
 import { testAudit } from '@herald/database/testing';
 import { Webhook } from 'standardwebhooks';
@@ -79,7 +79,11 @@ describe('delivering webhooks (PRODUCT.md §5.2–5.4)', () => {
       const [request] = await sink.waitFor(1);
       await worker.settled(app, id!);
       const delivery = await worker.app.get(DeliveryLogRepository).find(app, id!);
-      const recorded = delivery!.attempts[0].requestHeaders!;
+      const logged = delivery!.attempts[0].requestHeaders!;
+      // Stored without what the attempt's row says again (the event id, the start, the JSON
+      // content type); the delivery log puts those back where they were sent.
+      expect(Object.keys(logged)).toEqual(['user-agent', 'X-Tenant', 'X-Trace', 'webhook-signature']);
+      const recorded = sentRequestHeaders(logged, delivery!.eventId, delivery!.attempts[0].startedAt);
       expect(Object.keys(recorded)).toEqual([
         'content-type',
         'user-agent',

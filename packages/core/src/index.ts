@@ -6,6 +6,7 @@ export * from './credentials/webhook-secrets';
 export * from './delivery/attempt-result';
 export * from './delivery/delivery-status';
 export * from './delivery/next-step';
+export * from './delivery/request-headers';
 export * from './delivery/signature';
 export * from './delivery/webhook-body';
 export * from './destinations/destination-policy';

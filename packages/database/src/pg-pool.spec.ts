@@ -63,3 +63,18 @@ describe('PgPool sessions', () => {
     }
   });
 });
+
+describe('PgPool.sqlWithNotices', () => {
+  it('returns the rows and the notices PostgreSQL sent with the statement, and the next statement hears none of them', async () => {
+    const pool = new PgPool({ url: testServerUrl(), poolSize: 1 });
+    try {
+      expect(await pool.sqlWithNotices(`DO $$ BEGIN RAISE WARNING 'skipping "t"'; RAISE NOTICE 'and told so'; END $$`)).toEqual({
+        rows: [],
+        notices: ['skipping "t"', 'and told so'],
+      });
+      expect(await pool.sqlWithNotices('SELECT $1::int + 1 AS n', [41])).toEqual({ rows: [{ n: 42 }], notices: [] });
+    } finally {
+      await pool.onApplicationShutdown();
+    }
+  });
+});

@@ -113,24 +113,39 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
    * `sql` it is given. Whatever `work` throws rolls the transaction back and is rethrown. A
    * connection that failed on the way is destroyed rather than returned to the pool.
    */
-  async transaction<R>(work: (sql: SqlQuery) => Promise<R>): Promise<R> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    // A checked-out client that loses its server emits 'error'; unheard, that would crash the process.
-    const onError = (error: Error) => (broken ??= error);
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      const result = await work(this.sqlOn(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      if (!broken) await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
-      throw error;
-    } finally {
-      client.off('error', onError);
-      client.release(broken ?? false);
-    }
+  transaction<R>(work: (sql: SqlQuery) => Promise<R>): Promise<R> {
+    return this.onConnection(async (client, connection) => {
+      try {
+        await client.query('BEGIN');
+        const result = await work(this.sqlOn(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        if (!connection.broken) await client.query('ROLLBACK').catch((rollbackFailed: Error) => (connection.broken = rollbackFailed));
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * One statement, with the notices PostgreSQL sent while it ran (their messages): a maintenance
+   * statement reports what it skipped only so (ANALYZE of a table the role does not own).
+   */
+  sqlWithNotices<T extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<{ rows: T[]; notices: string[] }> {
+    return this.onConnection(async (client) => {
+      const notices: string[] = [];
+      const onNotice = (notice: { message?: string }) => notices.push(notice.message ?? String(notice));
+      client.on('notice', onNotice);
+      try {
+        const { rows } = await client.query<T>(text, values);
+        return { rows, notices };
+      } finally {
+        client.off('notice', onNotice);
+      }
+    });
   }
 
   /**
@@ -140,23 +155,36 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
    * `work` sends commits on its own (no transaction), on the connection that holds the lock — so
    * it works on the embedded database's single connection too.
    */
-  async whileHoldingLock<R>(key: number, work: (sql: SqlQuery) => Promise<R>): Promise<R | null> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    const onError = (error: Error) => (broken ??= error);
-    client.on('error', onError);
-    try {
+  whileHoldingLock<R>(key: number, work: (sql: SqlQuery) => Promise<R>): Promise<R | null> {
+    return this.onConnection(async (client, connection) => {
       const [{ locked }] = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows;
       if (!locked) return null;
       try {
         return await work(this.sqlOn(client));
       } finally {
-        if (!broken) await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (broken = unlockFailed));
+        // A connection whose unlock failed still holds the lock: destroyed, which releases it.
+        if (!connection.broken)
+          await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((unlockFailed: Error) => (connection.broken = unlockFailed));
       }
+    });
+  }
+
+  /**
+   * Runs `work` on one checked-out connection, then returns the connection to the pool, or
+   * destroys it when it failed on the way: its server dropped it (the client's 'error', which
+   * unheard would crash the process), or `work` marked it `broken` (a rollback or an unlock that
+   * failed).
+   */
+  private async onConnection<R>(work: (client: pg.PoolClient, connection: { broken?: Error }) => Promise<R>): Promise<R> {
+    const client = await this.pool.connect();
+    const connection: { broken?: Error } = {};
+    const onError = (error: Error) => (connection.broken ??= error);
+    client.on('error', onError);
+    try {
+      return await work(client, connection);
     } finally {
       client.off('error', onError);
-      // A connection whose unlock failed still holds the lock: destroy it, which releases it.
-      client.release(broken ?? false);
+      client.release(connection.broken ?? false);
     }
   }
 

@@ -16,6 +16,7 @@ export { DELIVERY_CHANNEL } from './notifications/delivery-channel';
 export * from './pg-pool';
 export * from './queue/delivery-queue.repository';
 export * from './housekeeping/retention.repository';
+export { GrowthMarks } from './housekeeping/planner-statistics';
 export * from './queue/webhook-health.repository';
 export * from './statistics/statistics-fold.repository';
 export type { OperationalNotice } from './events/operational-webhook.repository';

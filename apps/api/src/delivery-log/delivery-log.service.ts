@@ -1,4 +1,4 @@
-import { Clock, CLOCK, isIdOf } from '@herald/core';
+import { Clock, CLOCK, isIdOf, sentRequestHeaders } from '@herald/core';
 import {
   AppError,
   quoteInput,
@@ -72,7 +72,7 @@ export class DeliveryLogService {
         response_excerpt: attempt.responseExcerpt,
         error: attempt.error,
         next_attempt_at: attempt.nextAttemptAt?.toISOString() ?? null,
-        request_headers: attempt.requestHeaders,
+        request_headers: attempt.requestHeaders && sentRequestHeaders(attempt.requestHeaders, delivery.eventId, attempt.startedAt),
       })),
     };
   }

@@ -1,4 +1,4 @@
-import { Clock, CLOCK, ID_GENERATOR, IdGenerator, nextStep } from '@herald/core';
+import { Clock, CLOCK, ID_GENERATOR, IdGenerator, loggedRequestHeaders, nextStep } from '@herald/core';
 import { AttemptContextRecord, ClaimedDelivery, DeliveryQueueRepository } from '@herald/database/queue';
 import { HeraldTracing, TRACING } from '@herald/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -105,7 +105,8 @@ export class DeliveryAttempt {
         responseExcerpt: result.excerpt,
         error: result.error,
         nextAttemptAt,
-        requestHeaders,
+        // Without what the row says again (the event id, the start, the JSON content type).
+        requestHeaders: loggedRequestHeaders(requestHeaders, claimed.eventId, startedAt),
       },
       // A customer's delivery that fails for good on its schedule tells the operator (a manual
       // retry or a recover failing again does not tell again).

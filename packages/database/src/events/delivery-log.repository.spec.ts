@@ -1,12 +1,13 @@
 import { firstIdAt, type DeliveryStatus } from '@herald/core';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
-import { PgPool } from '../pg-pool';
+import { PgPool, SqlQuery } from '../pg-pool';
 import { ApplicationScope } from '../records';
 import { shownStatus } from '../queue/queue.sql';
 import { setDeliveryStatus } from '../testing/delivery-state';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { openDatabase, sql } from '../testing/sql';
+import { explainAnalyze, rowsRead } from '../testing/plans';
 import { DeliveryLogRepository, RECOVER_BATCH_SIZE } from './delivery-log.repository';
 
 const MINUTE = 60_000;
@@ -127,7 +128,7 @@ describe('DeliveryLogRepository', () => {
       lease_token: string | null;
     }>(
       db.url,
-      `SELECT d.id, ${shownStatus('d', 'q')} AS status, d.status::text AS stored, d.manual_attempt, d.next_attempt_at, d.updated_at,
+      `SELECT d.id, ${shownStatus('d')} AS status, d.status::text AS stored, d.manual_attempt, d.next_attempt_at, d.updated_at,
               d.attempt_count, q.due_at, q.paused, q.lease_token
          FROM deliveries d LEFT JOIN delivery_queue q ON q.delivery_id = d.id WHERE d.id = ANY($1) ORDER BY d.id`,
       [ids],
@@ -483,6 +484,112 @@ describe('DeliveryLogRepository', () => {
 
       expect(await log.cancelPending(scope, new Date(), 'acw_start')).toBe(1);
       expect(await statuses([acw, voice, ping])).toEqual(['cancelled', 'pending', 'pending']);
+    });
+  });
+  describe('plans', () => {
+    /** A pool that keeps the text and values of each statement the repository sends through `sql`. */
+    class RecordingPool extends PgPool {
+      readonly statements: { text: string; values: unknown[] }[] = [];
+      constructor(url: string) {
+        super({ url, poolSize: 1 });
+        const run = this.sql;
+        const recording = ((text, values = []) => {
+          if (typeof text === 'string') this.statements.push({ text, values });
+          return run(text, values);
+        }) as SqlQuery;
+        Object.assign(this, { sql: recording });
+      }
+    }
+
+    it('reads a page, a delivery, the counts and the last attempts by key while PostgreSQL believes the queue empty', async () => {
+      // A database of its own: the queue's statistics must be the ones this test makes, and no
+      // ANALYZE may run but the test's own.
+      const own = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+      const session = await openDatabase(own.url);
+      const recording = new RecordingPool(own.url);
+      const ownLog = new DeliveryLogRepository(recording, new DeliveryNotifier(recording));
+      try {
+        await session.query(`INSERT INTO accounts (id, name) VALUES ('acc_plan', 'plan')`);
+        await session.query(`INSERT INTO applications (id, account_id, name) VALUES (1, 'acc_plan', 'old'), (2, 'acc_plan', 'big')`);
+        for (const table of ['delivery_queue', 'deliveries', 'events', 'delivery_attempts'])
+          await session.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+        // `count` deliveries of `application`, queued (paused when `paused`), ids time-ordered from `prefix`.
+        const fill = (application: number, prefix: string, count: number, paused: boolean) =>
+          session.query(
+            `WITH e AS (
+               INSERT INTO events (id, application_id, event_type, payload, created_at)
+               SELECT 'evt_' || $2 || lpad(i::text, 6, '0'), $1, 'acw_start', '{}', now() - interval '1 hour'
+                 FROM generate_series(1, $3::int) i RETURNING id
+             ), d AS (
+               INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+               SELECT 'dlv' || substr(id, 4), id, $1, 'acw_start', CASE WHEN $4 THEN 'paused' ELSE 'pending' END::delivery_status,
+                      now(), now(), now()
+                 FROM e RETURNING id
+             )
+             INSERT INTO delivery_queue (delivery_id, application_id, due_at, paused) SELECT id, $1, now(), $4 FROM d`,
+            [application, prefix, count, paused],
+          );
+        // A busy queue's life without vacuum: 4,000 deliveries come and go (their dead rows stay),
+        // an ANALYZE sees the queue empty and no application 2 in the history, then application 2
+        // gets 4,000 paused deliveries, 30 of them pending and held by a worker.
+        await fill(1, 'a', 4000, false);
+        await session.query(`DELETE FROM delivery_queue`);
+        await session.query(`UPDATE deliveries SET status = 'succeeded'`);
+        await session.query(`ANALYZE delivery_queue, deliveries, delivery_attempts`);
+        await fill(2, 'b', 4000, true);
+        const held = (
+          await session.query<{ id: string }>(`SELECT id FROM deliveries WHERE application_id = 2 ORDER BY id DESC LIMIT 30`)
+        ).map((row) => row.id);
+        await setDeliveryStatus(own.url, held, 'sending');
+        await session.query(
+          `INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, url, response_status)
+           SELECT id, 1, now(), 5, 'http://10.0.9.1:9/hook', 503 FROM unnest($1::text[]) id`,
+          [held],
+        );
+        const [estimate] = await session.query<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>(
+          `EXPLAIN (FORMAT JSON) SELECT * FROM delivery_queue`,
+        );
+        expect(estimate['QUERY PLAN'][0].Plan['Plan Rows']).toBeLessThan(100);
+
+        // What the console asks for: the first page, the next, the counts, one delivery, why each failed.
+        const scope = scopeOf(2);
+        const first = await ownLog.list(scope, {}, 25, null);
+        expect(first.items.map((item) => item.status)).toEqual(Array(25).fill('sending'));
+        const next = await ownLog.list(scope, {}, 25, first.nextCursor);
+        expect(next.items.map((item) => item.status)).toEqual([...Array(5).fill('sending'), ...Array(20).fill('paused')]);
+        expect((await ownLog.list(scope, { status: 'sending' }, 25, null)).items).toHaveLength(25);
+        expect(await ownLog.countByStatus(scope, {})).toEqual({ paused: 3970, sending: 30 });
+        expect((await ownLog.find(scope, held[0]))?.status).toBe('sending');
+        expect((await ownLog.lastAttempts(scope, held.slice(0, 25))).size).toBe(25);
+
+        // Each statement as PostgreSQL ran it: no table read more than once, and a page's rows by key.
+        // Joined to the queue, the first page read 26 × 4,000 queue rows.
+        const reads = [];
+        for (const { text, values } of recording.statements) {
+          const plan = await explainAnalyze(session, text, values);
+          reads.push({
+            statement: text.replace(/\s+/g, ' ').slice(0, 60),
+            queue: Math.max(0, ...rowsRead(plan, 'delivery_queue')),
+            history: Math.max(0, ...rowsRead(plan, 'deliveries')),
+          });
+        }
+        const [firstPage, nextPage, sendingPage, counts, one, lastAttempts] = reads;
+        expect(reads).toHaveLength(6);
+        for (const page of [firstPage, nextPage, lastAttempts]) {
+          expect(page.queue).toBeLessThanOrEqual(26);
+          expect(page.history).toBeLessThanOrEqual(26);
+        }
+        expect(one).toMatchObject({ queue: 1, history: 1 });
+        // The status filter and the counts read the application's deliveries once, and the queue at most once.
+        for (const whole of [sendingPage, counts]) {
+          expect(whole.queue).toBeLessThanOrEqual(4000);
+          expect(whole.history).toBeLessThanOrEqual(8000);
+        }
+      } finally {
+        await recording.onApplicationShutdown();
+        await session.close();
+        await own.drop();
+      }
     });
   });
 });

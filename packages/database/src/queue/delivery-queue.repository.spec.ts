@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { PgPool } from '../pg-pool';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { openDatabase, sql } from '../testing/sql';
+import { explainAnalyze, PlanNode, rowsRead } from '../testing/plans';
 import { shownStatus } from './queue.sql';
-import { CLAIM_SQL, ClaimOptions, DeliveryQueueRepository, NewAttemptRecord } from './delivery-queue.repository';
+import { CLAIM_SQL, ClaimOptions, DeliveryQueueRepository, FINISH_SQL, NewAttemptRecord } from './delivery-queue.repository';
 
 /**
  * The queue's statements against a cloned database, rows written in SQL so each test states the
@@ -101,7 +103,7 @@ describe('DeliveryQueueRepository', () => {
   const rows = (ids: string[]) =>
     sql<{ id: string; status: string; lease_token: string | null; due_at: Date | null; paused: boolean | null; versions: string }>(
       db.url,
-      `SELECT d.id, ${shownStatus('d', 'q')} AS status, q.lease_token, q.due_at, q.paused, d.xmin::text || '/' || coalesce(q.xmin::text, '-') AS versions
+      `SELECT d.id, ${shownStatus('d')} AS status, q.lease_token, q.due_at, q.paused, d.xmin::text || '/' || coalesce(q.xmin::text, '-') AS versions
          FROM deliveries d LEFT JOIN delivery_queue q ON q.delivery_id = d.id WHERE d.id = ANY($1) ORDER BY d.id`,
       [ids],
     );
@@ -301,7 +303,7 @@ describe('DeliveryQueueRepository', () => {
       const records = () =>
         sql<{ holder: string; slots: number }>(
           db.url,
-          'SELECT holder, slots FROM endpoint_claims WHERE application_id = $1 ORDER BY holder',
+          'SELECT holder, slots[array_position(slot_applications, $1)] AS slots FROM endpoint_claims WHERE $1 = ANY (application_ids) ORDER BY holder',
           [app],
         );
       // The first worker's record stays (it says the slots that worker uses until its lease ends).
@@ -313,6 +315,45 @@ describe('DeliveryQueueRepository', () => {
       await sql(db.url, `UPDATE endpoint_claims SET lease_until = now() - interval '1 second' WHERE holder = 'w1'`);
       await claim({ endpointCap: 8, holder: 'w3' });
       expect(await records()).toEqual([{ holder: 'w2', slots: 8 }]);
+    });
+
+    it('records one row per claim, whatever the applications it serves: their deliveries, and the slots it gave per application', async () => {
+      const apps = [await application('10.1.0.11'), await application('10.1.0.12'), await application('10.1.0.13')];
+      for (const [i, app] of apps.entries()) await backlog(app, i === 1 ? 2 : 3);
+      await sql(db.url, 'UPDATE webhooks SET max_in_flight = 2 WHERE application_id = $1', [apps[1]]);
+      const token = randomUUID();
+      const batch = await claim({ token, holder: token, endpointCap: 8 });
+      expect(batch.deliveries).toHaveLength(3 + 2 + 3);
+      const rows = await sql<{
+        lease_token: string;
+        application_ids: number[];
+        delivery_ids: string[];
+        slot_applications: number[];
+        slots: number[];
+      }>(db.url, 'SELECT lease_token, application_ids, delivery_ids, slot_applications, slots FROM endpoint_claims');
+      expect(rows).toHaveLength(1);
+      const [row] = rows;
+      expect(row.lease_token).toBe(token);
+      const listed = row.delivery_ids.map((id, i) => `${row.application_ids[i]}:${id}`).sort();
+      expect(listed).toEqual(batch.deliveries.map((d) => `${d.applicationId}:${d.id}`).sort());
+      expect(row.slot_applications).toEqual(apps);
+      expect(row.slots).toEqual([8, 2, 8]);
+      // Its deliveries finished and its lease over, a claim deletes it; not while another claim
+      // (here, a transaction holding its row) is deleting it: that claim neither waits nor fails.
+      for (const done of batch.deliveries) expect(await queue.finish(done, token, succeeded(), attempt())).toBe(true);
+      await sql(db.url, "UPDATE endpoint_claims SET lease_until = now() - interval '1 second'");
+      const other = new PgPool({ url: db.url, poolSize: 1 });
+      try {
+        await other.transaction(async (otherSql) => {
+          await otherSql('SELECT lease_token FROM endpoint_claims FOR UPDATE');
+          await claim({ endpointCap: 8 });
+          expect(await sql(db.url, 'SELECT lease_token FROM endpoint_claims')).toEqual([{ lease_token: token }]);
+        });
+      } finally {
+        await other.onApplicationShutdown();
+      }
+      await claim({ endpointCap: 8 });
+      expect(await sql(db.url, 'SELECT lease_token FROM endpoint_claims')).toEqual([]);
     });
 
     it('reads a webhook’s own max_in_flight before the default', async () => {
@@ -382,7 +423,7 @@ describe('DeliveryQueueRepository', () => {
       // One worker's claims: its latest record stays while its lease lasts (it says the slots held).
       const holder = 'worker-1';
       await claim({ token, now, holder });
-      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
+      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE $1 = ANY (application_ids)', [app])).toEqual([
         { delivery_ids: [id] },
       ]);
       const retryAt = new Date(Date.now() + 5_000);
@@ -398,7 +439,7 @@ describe('DeliveryQueueRepository', () => {
       const batch = await claim({ holder });
       expect(batch.deliveries.map((d) => d.id)).toEqual(later);
       // The first claim's lease is over (rescheduled): its record is gone, the new one's is there.
-      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE application_id = $1', [app])).toEqual([
+      expect(await sql(db.url, 'SELECT delivery_ids FROM endpoint_claims WHERE $1 = ANY (application_ids)', [app])).toEqual([
         { delivery_ids: later },
       ]);
       expect(await claim()).toMatchObject({ deliveries: [], nextClaimableAt: retryAt });
@@ -406,6 +447,179 @@ describe('DeliveryQueueRepository', () => {
   });
 
   describe('the claim’s plan', () => {
+    /**
+     * A database of its own (the tables must hold only what the test puts there): application 1,
+     * its webhook, and autovacuum off on the tables whose statistics the test builds, so no
+     * ANALYZE runs but the test's own.
+     */
+    async function planDatabase(): Promise<TestDatabase> {
+      const own = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+      await sql(own.url, `INSERT INTO accounts (id, name) VALUES ('acc_plan', 'plan')`);
+      await sql(own.url, `INSERT INTO applications (id, account_id, name) VALUES (1, 'acc_plan', 'app')`);
+      await sql(
+        own.url,
+        `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+         VALUES (1, 'http://10.0.9.1:9/hook', '10.0.9.1', 1, 1, 3, 'fixed', 0, '{}')`,
+      );
+      for (const table of ['delivery_queue', 'deliveries', 'events'])
+        await sql(own.url, `ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+      return own;
+    }
+
+    /** FINISH_SQL's parameters for deliveries `ids` leased with `token`: each attempt a success. */
+    function finishParams(ids: string[], token: string): unknown[] {
+      const each = <T>(value: T) => ids.map(() => value);
+      const now = new Date();
+      return [
+        ids,
+        each(token),
+        each('succeeded'),
+        each(null),
+        each(now),
+        each(now),
+        each(12),
+        each('http://10.0.9.1:9/hook'),
+        each(200),
+        each('ok'),
+        each(null),
+        each('{}'),
+        each(null),
+        each(null),
+        each(false),
+      ];
+    }
+
+    it('reaches the queue rows it leases and finishes by key while PostgreSQL believes the queue nearly empty', async () => {
+      const own = await planDatabase();
+      const session = await openDatabase(own.url);
+      try {
+        // 4,000 deliveries queued; with `keys`, in three ordering keys, each blocked behind its first.
+        const fill = (prefix: string, keys = false) =>
+          session.query(
+            `WITH e AS (
+               INSERT INTO events (id, application_id, event_type, payload, created_at)
+               SELECT 'evt_' || $1 || lpad(i::text, 6, '0'), 1, 'acw_start', '{}', now() - interval '1 minute'
+                 FROM generate_series(1, 4000) i RETURNING id
+             ), d AS (
+               INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+               SELECT 'dlv' || substr(id, 4), id, 1, 'acw_start', 'pending', now(), now(), now() FROM e RETURNING id
+             )
+             INSERT INTO delivery_queue (delivery_id, application_id, due_at, ordering_key, sequence, blocked)
+             SELECT id, 1, now() - interval '1 minute',
+                    CASE WHEN $2 THEN 'key-' || (n % 3) END, CASE WHEN $2 THEN n END, $2 AND n > 3
+               FROM (SELECT id, substr(id, 6)::int AS n FROM d) numbered`,
+            [prefix, keys],
+          );
+        // A busy queue's life without vacuum: 4,000 rows come and go (their dead rows stay), an
+        // ANALYZE sees it empty, and 4,000 more arrive (and 4,000 keyed ones, further down).
+        // PostgreSQL now believes it holds a row or two.
+        await fill('a');
+        await session.query(`DELETE FROM delivery_queue`);
+        await session.query(`ANALYZE delivery_queue`);
+        await fill('b');
+        const [estimate] = await session.query<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>(
+          `EXPLAIN (FORMAT JSON) SELECT * FROM delivery_queue`,
+        );
+        expect(estimate['QUERY PLAN'][0].Plan['Plan Rows']).toBeLessThan(100);
+
+        const queueReads = (plan: PlanNode) => rowsRead(plan, 'delivery_queue');
+        const explain = (statement: string, params: unknown[] = []) => explainAnalyze(session, statement, params);
+
+        // The claim of 50: the walk and the picks read the due index, the leases are taken by key.
+        await session.query(`PREPARE own_claim AS ${CLAIM_SQL}`);
+        const claimPlan = await explain(
+          `EXECUTE own_claim(now(), '{}', 50, 'plan', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128, 'plan', '{}', '{}', 1, '{}', 1)`,
+        );
+        expect(Math.max(...queueReads(claimPlan))).toBeLessThanOrEqual(100);
+
+        // The finish of three leased rows reads three queue rows, not the queue.
+        const leased = ['dlv_b000010', 'dlv_b000020', 'dlv_b000030'];
+        await session.query(
+          `UPDATE delivery_queue SET lease_token = 'plan', lease_until = now() + interval '1 minute' WHERE delivery_id = ANY($1)`,
+          [leased],
+        );
+        const finishOf = (ids: string[]) => explain(FINISH_SQL, finishParams(ids, 'plan'));
+        expect(Math.max(...queueReads(await finishOf(leased)))).toBeLessThanOrEqual(leased.length);
+
+        // Three keys' heads finished: each key's next is found by its ordering index and unblocked
+        // by key, not by a read of the queue per key.
+        await fill('c', true);
+        const heads = ['dlv_c000001', 'dlv_c000002', 'dlv_c000003'];
+        await session.query(
+          `UPDATE delivery_queue SET lease_token = 'plan', lease_until = now() + interval '1 minute' WHERE delivery_id = ANY($1)`,
+          [heads],
+        );
+        expect(Math.max(...queueReads(await finishOf(heads)))).toBeLessThanOrEqual(2 * heads.length);
+      } finally {
+        await session.close();
+        await own.drop();
+      }
+    });
+
+    it("has the finish's generic plan, made on empty tables, replaced once the queue's statistics are refreshed", async () => {
+      const own = await planDatabase();
+      const session = new pg.Client({ connectionString: own.url });
+      await session.connect();
+      const ownPool = new PgPool({ url: own.url, poolSize: 1 });
+      try {
+        await session.query(`ANALYZE delivery_queue, deliveries, events`);
+        // The repository prepares its finish under a name: PostgreSQL may keep a generic plan of it.
+        const repository = new DeliveryQueueRepository(ownPool);
+        await repository.finish(ref('dlv_none'), 'plan', { status: 'succeeded', nextAttemptAt: null, now: new Date() }, attempt());
+        expect(await ownPool.sql(`SELECT name FROM pg_prepared_statements WHERE name = 'finish'`)).toEqual([{ name: 'finish' }]);
+        // That plan, kept generic from the first run here, on empty tables.
+        await session.query('SET plan_cache_mode = force_generic_plan');
+        const leased = ['dlv_000010', 'dlv_000020', 'dlv_000030'];
+        const params = (ids: string[]) => finishParams(ids, 'plan');
+        await session.query({ name: 'finish', text: FINISH_SQL, values: params(['dlv_none', 'dlv_none', 'dlv_none']) });
+        // 4,000 queued, none of it analyzed.
+        await session.query(
+          `WITH e AS (
+             INSERT INTO events (id, application_id, event_type, payload, created_at)
+             SELECT 'evt_' || lpad(i::text, 6, '0'), 1, 'acw_start', '{}', now() FROM generate_series(1, 4000) i RETURNING id
+           ), d AS (
+             INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+             SELECT 'dlv' || substr(id, 4), id, 1, 'acw_start', 'pending', now(), now(), now() FROM e RETURNING id
+           )
+           INSERT INTO delivery_queue (delivery_id, application_id, due_at, lease_token, lease_until)
+           SELECT id, 1, now(), 'plan', now() + interval '1 minute' FROM d`,
+        );
+        /** Sequential scans of the queue and the history in one finish of the three leased rows (rolled back). */
+        const scansOfOneFinish = async () => {
+          // The backend's counts so far (PostgreSQL 15 sends them on when idle), before and after.
+          const counts = async () => {
+            const [row] = (
+              await session.query<{ queue: string; history: string }>(
+                `SELECT pg_stat_get_xact_numscans('delivery_queue'::regclass)::text AS queue,
+                        pg_stat_get_xact_numscans('deliveries'::regclass)::text AS history`,
+              )
+            ).rows;
+            return { queue: Number(row.queue), history: Number(row.history) };
+          };
+          await session.query('BEGIN');
+          try {
+            const start = await counts();
+            const { rows } = await session.query({ name: 'finish', text: FINISH_SQL, values: params(leased) });
+            expect(rows).toHaveLength(3);
+            const end = await counts();
+            return { queue: end.queue - start.queue, history: end.history - start.history };
+          } finally {
+            await session.query('ROLLBACK');
+          }
+        };
+        // The plan made on empty tables reads them whole.
+        const before = await scansOfOneFinish();
+        expect(before.queue + before.history).toBeGreaterThan(0);
+        // The worker's refresh of the queue's statistics, from another session, replaces it.
+        await repository.refreshPlannerStatistics(['delivery_queue']);
+        expect(await scansOfOneFinish()).toEqual({ queue: 0, history: 0 });
+      } finally {
+        await session.end();
+        await ownPool.onApplicationShutdown();
+        await own.drop();
+      }
+    });
+
     it('reads the history once per claim, even in a generic plan cached while the tables were small', async () => {
       // Its own database: the tables must start nearly empty, whatever the other tests left.
       const small = await cloneDatabase(testServerUrl(), testTemplateDatabase());
@@ -479,6 +693,21 @@ describe('DeliveryQueueRepository', () => {
         ['deliveries', 1],
         ['delivery_queue', 1],
         ['events', 1],
+      ]);
+      // Analyzed just now: a refresh that accepts a recent one analyzes nothing.
+      expect(await queue.refreshPlannerStatistics(undefined, { unlessWithinMs: 60_000 })).toEqual({ analyzed: [], notices: [] });
+      // The queue's alone, as the worker's growth marks ask (PlannerStatisticsPolicy).
+      const queueBefore = await counts();
+      expect(await queue.refreshPlannerStatistics(['delivery_queue'])).toEqual({ analyzed: ['delivery_queue'], notices: [] });
+      let queueAfter = await counts();
+      for (let tries = 0; tries < 50 && queueAfter[1].analyzed === queueBefore[1].analyzed; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        queueAfter = await counts();
+      }
+      expect(queueAfter.map((row, i) => [row.relname, Number(row.analyzed) - Number(queueBefore[i].analyzed)])).toEqual([
+        ['deliveries', 0],
+        ['delivery_queue', 1],
+        ['events', 0],
       ]);
     });
   });

@@ -1,7 +1,8 @@
 import { DEFAULT_RETRY_POLICY, HERALD_CONFIG, type DeliveryDestination, type DeliveryStatus, type HeraldConfig } from '@herald/core';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Batcher } from '../batching/batcher';
-import { PgPool, preparedStatement, SqlQuery } from '../pg-pool';
+import { analyzeUnlessRecent } from '../housekeeping/planner-statistics';
+import { PgPool, PreparedStatement, preparedStatement, SqlQuery } from '../pg-pool';
 import { DeliveryAttemptRecord, WebhookRecord } from '../records';
 import { CLAIM_THROTTLED_SQL } from './throttle.sql';
 import { WebhookConfig, WebhookConfigs } from './webhook-configs';
@@ -13,8 +14,8 @@ import {
   enqueue,
   leased,
   endpointInFlight,
-  latestOfHolder,
-  liveLeases,
+  endpointClaimsOf,
+  queueRowsIn,
   ready,
   recordClaims,
   tryClaimLock,
@@ -357,8 +358,9 @@ function nextReadyApplication(previous: string, andWhere: string): string {
  * (`next_claimable_at`), the last application it visited (the next claim's $10), and whether it
  * stopped at $11 before reaching the last application, or cut an application at its share of the
  * LIMIT with room left (`more_applications`: claim again; a run of such claims ends at the last
- * application, or when nothing is cut, so it never spins), and whether an application served had due
- * work its room left (`left_for_room`). Exported for the bench,
+ * application, or when nothing is cut, so it never spins), whether an application served had due
+ * work its room left (`left_for_room`), and the rows that fitted but a throttled webhook's, which
+ * the lease passed over (`throttled_ids`, for the throttle's statement). Exported for the bench,
  * which shows its plan.
  */
 export const CLAIM_SQL = `WITH RECURSIVE forward AS (
@@ -386,18 +388,17 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
            OFFSET 0) a
           WHERE ${tryClaimLock('a.application_id')}
        ), claims AS (
-         SELECT c.application_id, c.lease_token, c.lease_until, c.holder, c.slots, ${liveLeases('c', '$1')} AS live
-           FROM endpoint_claims c JOIN served USING (application_id)
+         ${endpointClaimsOf('served', '$1')}
        ), in_flight AS (
          ${endpointInFlight('claims', '$1')}
        ), slots AS (
          -- The slots this worker ($12) holds after the claim: what the cap leaves beside the
          -- others' attempts in flight, at most its per-host cap.
          SELECT s.application_id, s.host, s.throttled, s.cap,
-                GREATEST(LEAST(s.cap - COALESCE((SELECT sum(f.counted) FROM in_flight f
-                                                   WHERE f.application_id = s.application_id AND f.holder IS DISTINCT FROM $12), 0),
-                               $6::int), 0)::int AS slots
-           FROM served s
+                GREATEST(LEAST(s.cap - COALESCE(o.counted, 0), $6::int), 0)::int AS slots
+           FROM served s LEFT JOIN (
+             SELECT f.application_id, sum(f.counted) AS counted FROM in_flight f WHERE f.holder IS DISTINCT FROM $12 GROUP BY f.application_id
+           ) o USING (application_id)
        ), room AS (
          -- Each one's room: $15 (or $16) deliveries per slot (the worker starts a held one the moment
          -- an attempt ends) less those it holds already ($13, $14); and its share of the LIMIT
@@ -447,31 +448,40 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
        ), leases AS (
          UPDATE delivery_queue q SET lease_token = $4, lease_until = $5
            FROM fitting
-          WHERE q.delivery_id = fitting.id
+          WHERE ${queueRowsIn('q', 'ARRAY(SELECT id FROM fitting)')} AND q.delivery_id = fitting.id
             AND NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
             AND (q.destination <> 'webhook'
                  OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = q.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING q.delivery_id, q.application_id, q.destination, q.ordering_key
+         RETURNING q.delivery_id, q.application_id, q.destination, q.ordering_key, fitting.n AS claim_n, fitting.due_at AS claim_due_at
        ), recorded AS (
          ${recordClaims("(SELECT delivery_id, application_id FROM leases WHERE destination = 'webhook')", '$4', '$5', {
            holder: '$12',
-           slots: '(SELECT r.slots FROM room r WHERE r.application_id = l.application_id)',
+           slots: (a) => `(SELECT r.slots FROM room r WHERE r.application_id = ${a})`,
          })}
        ), spent AS (
-         DELETE FROM endpoint_claims c USING claims s
-          WHERE c.application_id = s.application_id AND c.lease_token = s.lease_token AND s.live = 0
-            -- A worker's latest record says the slots it holds, unless this claim records a newer one.
-            AND (NOT ${latestOfHolder('s', 'claims', '$1')}
-                 OR (s.holder = $12 AND s.application_id IN (SELECT application_id FROM leases WHERE destination = 'webhook')))
+         -- Rows with nothing left in flight, unless one is a worker's latest of an application (it
+         -- says the slots the worker holds there) and this claim records no newer one. A row lists
+         -- applications other claims serve, so two claims may go for the same rows: SKIP LOCKED,
+         -- so neither waits (nor deadlocks), and a row left is deleted by a later claim.
+         DELETE FROM endpoint_claims c
+          WHERE (c.lease_token, c.throttled) IN (
+            SELECT e.lease_token, e.throttled FROM endpoint_claims e
+             WHERE (e.lease_token, e.throttled) IN (
+               SELECT s.lease_token, s.throttled FROM claims s GROUP BY s.lease_token, s.throttled
+               HAVING sum(s.live) = 0
+                  AND NOT bool_or(s.latest AND NOT (s.holder = $12 AND s.application_id IN (SELECT application_id FROM leases WHERE destination = 'webhook'))))
+             FOR UPDATE SKIP LOCKED)
+       ), run_out AS (
+         -- Rows whose lease is over, whatever they list (the lease_until index), as above.
+         DELETE FROM endpoint_claims c
+          WHERE (c.lease_token, c.throttled) IN (
+            SELECT e.lease_token, e.throttled FROM endpoint_claims e WHERE e.lease_until < $1 FOR UPDATE SKIP LOCKED)
        ), claimed AS MATERIALIZED (
          -- By key, and read once (materialized): inlined into the query below, a generic plan
          -- cached while deliveries was small ran a scan of it once per lease and per fitting row
-         -- (70 ms a claim with 10,000 deliveries).
-         SELECT d.*, l.ordering_key AS queue_ordering_key
+         -- (70 ms a claim with 10,000 deliveries). Each carries its place in the round-robin.
+         SELECT d.*, l.ordering_key AS queue_ordering_key, l.claim_n, l.claim_due_at
            FROM leases l JOIN deliveries d ON d.application_id = l.application_id AND d.id = l.delivery_id
-       ), claimed_events AS MATERIALIZED (
-         -- Their events, read once by key too, for the same reason.
-         SELECT e.* FROM claimed c JOIN events e ON e.application_id = c.application_id AND e.id = c.event_id
        ), walk AS (
          -- The earliest of: applications whose first entry is still to come, the next entry of
          -- each one served (behind its leased or claimed ones), and the operator's notices.
@@ -486,20 +496,27 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                 -- An application served with due work its endpoint had no room for (or took all its room).
                 EXISTS (SELECT 1 FROM room r
                          WHERE NOT r.throttled
-                           AND (r.room < r.min_room OR r.room <= (SELECT count(*) FROM picked p WHERE p.application_id = r.application_id))) AS left_for_room
+                           AND (r.room < r.min_room OR r.room <= (SELECT count(*) FROM picked p WHERE p.application_id = r.application_id))) AS left_for_room,
+                -- What fitted but was not leased (a throttled webhook's) goes on to the throttle's
+                -- statement. Named as an array (a hashed NOT IN), not joined: the CTEs have no index,
+                -- and a join of fitting to what was claimed ran as a nested loop, n² rows for n claimed.
+                (SELECT array_agg(f.id ORDER BY f.n, f.due_at, f.id) FROM fitting f
+                  WHERE f.id NOT IN (SELECT delivery_id FROM leases)) AS throttled_ids
        )
-       SELECT fitting.id, c.id IS NULL AS throttled, c.attempt_count, c.manual_attempt, c.ignores_subscription,
-              c.queue_ordering_key AS ordering_key,
+       SELECT c.id, c.attempt_count, c.manual_attempt, c.ignores_subscription, c.queue_ordering_key AS ordering_key,
               (SELECT r.slots FROM room r WHERE r.application_id = c.application_id AND c.destination = 'webhook') AS endpoint_slots,
-              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, ${contextColumns('c')}
+              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.throttled_ids,
+              ${contextColumns('c')}
          FROM walk
-         LEFT JOIN fitting ON true
-         LEFT JOIN claimed c ON c.id = fitting.id
-         ${contextJoins('c', 'claimed_events')}
+         LEFT JOIN claimed c ON true
+         ${contextJoins('c')}
         -- Round-robin, as picked: every application's first, then every second.
-        ORDER BY fitting.n, fitting.due_at, fitting.id`;
+        ORDER BY c.claim_n, c.claim_due_at, c.id`;
 
 const CLAIM = preparedStatement('claim', CLAIM_SQL);
+/** The tables the claim reads, whose planner statistics refreshPlannerStatistics refreshes. */
+const CLAIM_TABLES = ['delivery_queue', 'deliveries', 'events'] as const;
+export type ClaimTable = (typeof CLAIM_TABLES)[number];
 
 /**
  * Records attempts and moves their deliveries on (DeliveryQueueRepository.finish), the
@@ -511,10 +528,14 @@ const CLAIM = preparedStatement('claim', CLAIM_SQL);
  * The lease is checked on the queue row: a delivery that is done leaves the queue (`dequeued`),
  * one with a retry to come is due again at it (`rescheduled`); only those, whose worker still
  * held them, have their `deliveries` row updated, once, with columns no index names (a HOT
- * update, given the room the table's fillfactor leaves on each page). Not a prepared statement:
- * PostgreSQL's cached generic plan for it (an unnest of unknown length joined to deliveries) made
- * its CPU per delivery grow run after run (bench/README.md); planned each time, every table is
- * reached by its key (bench/ claim-scale asserts the plan with a large queue). Exported for that.
+ * update, given the room the table's fillfactor leaves on each page). The queue rows are named
+ * as an array besides the join (queueRowsIn). A prepared statement: planning it each time cost
+ * PostgreSQL more than running it (2.2 ms a finish against 1.5; bench/README.md, "Issue 20, fourth
+ * sitting"). A generic plan made while the tables are small reads `delivery_queue` and
+ * `deliveries` whole (shown: 50,000 rows read to finish 3), and PostgreSQL keeps it until an
+ * ANALYZE of one of them: the worker ANALYZEs the queue every ten seconds while it claims
+ * (PlannerStatisticsPolicy), which replaces it. bench/ claim-scale asserts the generic plan with a
+ * large queue and history. Exported for that.
  */
 const finishSql = (statistics: boolean) => `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
@@ -524,12 +545,12 @@ const finishSql = (statistics: boolean) => `WITH input AS (
                 response_status, response_excerpt, error, request_headers, notice_event_id, notice_delivery_id, manual_attempt)
        ), dequeued AS (
          DELETE FROM delivery_queue q USING input i
-          WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status <> 'pending'
+          WHERE ${queueRowsIn('q', '$1::text[]')} AND q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status <> 'pending'
          RETURNING q.delivery_id, q.application_id, q.ordering_key
        ), ${unblockNext('dequeued')}, rescheduled AS (
          UPDATE delivery_queue q SET due_at = i.next_attempt_at, lease_token = NULL, lease_until = NULL
            FROM input i
-          WHERE q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status = 'pending'
+          WHERE ${queueRowsIn('q', '$1::text[]')} AND q.delivery_id = i.delivery_id AND q.lease_token = i.token AND i.status = 'pending'
          RETURNING q.delivery_id, q.application_id
        ), finished AS (
          -- The deliveries whose queue entries this finish took or moved on, by their key (the
@@ -596,6 +617,8 @@ const finishSql = (statistics: boolean) => `WITH input AS (
 export const FINISH_SQL = finishSql(true);
 /** The finish with HERALD_DELIVERY_STATISTICS off: the same statement without the statistics' CTE. */
 export const FINISH_WITHOUT_STATISTICS_SQL = finishSql(false);
+const FINISH = preparedStatement('finish', FINISH_SQL);
+const FINISH_WITHOUT_STATISTICS = preparedStatement('finish_without_statistics', FINISH_WITHOUT_STATISTICS_SQL);
 /** Finish statements in flight at once, at most (DeliveryQueueRepository.finishes). */
 const FINISH_LANES = 2;
 /**
@@ -628,7 +651,7 @@ export class DeliveryQueueRepository {
     { length: FINISH_LANES },
     () => new Batcher<FinishItem, boolean, ClaimRider>((items, rider) => this.finishMany(items, rider), 200, FINISH_GATHER),
   );
-  private readonly finishSql: string;
+  private readonly finishSql: PreparedStatement;
   /** Webhook configurations by version, for the claimed deliveries' contexts. */
   private readonly webhookConfigs = new WebhookConfigs();
   /** Finish statements that recorded at least one attempt, since start: whether there may be statistics to fold. */
@@ -639,7 +662,7 @@ export class DeliveryQueueRepository {
     private readonly pg: PgPool,
     @Optional() @Inject(HERALD_CONFIG) config?: HeraldConfig,
   ) {
-    this.finishSql = config?.delivery.statistics === false ? FINISH_WITHOUT_STATISTICS_SQL : FINISH_SQL;
+    this.finishSql = config?.delivery.statistics === false ? FINISH_WITHOUT_STATISTICS : FINISH;
   }
 
   /**
@@ -692,7 +715,7 @@ export class DeliveryQueueRepository {
     const rows = await sql<
       ClaimedRow &
         ContextRow & {
-          throttled: boolean;
+          throttled_ids: string[] | null;
           endpoint_slots: number | null;
           next_claimable_at: Date | null;
           last_visited: number | null;
@@ -728,10 +751,10 @@ export class DeliveryQueueRepository {
     const endpointSlots = new Map(
       found.flatMap((row) => (row.endpoint_slots === null ? [] : [[Number(row.application_id), Number(row.endpoint_slots)] as const])),
     );
-    const unthrottled = found.filter((row) => !row.throttled && row.event_id !== null);
-    const contexts = await this.contextsOf(sql, unthrottled, options.now);
-    const deliveries = unthrottled.map((row, i) => toClaimedDelivery(row, null, contexts[i]));
-    const throttledIds = found.filter((row) => row.throttled).map((row) => row.id);
+    const leased = found.filter((row) => row.event_id !== null);
+    const contexts = await this.contextsOf(sql, leased, options.now);
+    const deliveries = leased.map((row, i) => toClaimedDelivery(row, null, contexts[i]));
+    const throttledIds = rows[0]?.throttled_ids ?? [];
     if (throttledIds.length === 0) return { deliveries, waiting: 0, endpointSlots, databaseTimeMs: null, ...walk };
     const throttled = await this.claimThrottled(sql, throttledIds, options);
     return {
@@ -752,10 +775,23 @@ export class DeliveryQueueRepository {
    * burst of thousands of deliveries then makes each claim read the whole queue, for each
    * application (600–700 ms a claim with 16,000 queued, measured), until autovacuum's next
    * ANALYZE, which may be a minute away or more on a busy server. ANALYZE here invalidates
-   * the cached plans at once. The worker calls it when a claim was slow (DeliveryLoop).
+   * the cached plans at once. The worker calls it when a claim was slow (DeliveryLoop), and for
+   * the queue alone as a fresh database fills and every ten seconds while it claims, which also
+   * replaces the finish's generic plan (PlannerStatisticsPolicy).
+   *
+   * A table analyzed (by anyone: another worker, autovacuum) within `unlessWithinMs` is left as
+   * it is, so N workers do not analyze it N times (analyzeUnlessRecent).
    */
-  async refreshPlannerStatistics(): Promise<void> {
-    await this.pg.sql('ANALYZE delivery_queue, deliveries, events');
+  async refreshPlannerStatistics(
+    tables: readonly ClaimTable[] = CLAIM_TABLES,
+    { unlessWithinMs = 0 }: { unlessWithinMs?: number } = {},
+  ): Promise<{ analyzed: ClaimTable[]; notices: string[] }> {
+    // Names from CLAIM_TABLES only: nothing a caller wrote reaches the statement.
+    return analyzeUnlessRecent(
+      this.pg,
+      CLAIM_TABLES.filter((table) => tables.includes(table)),
+      unlessWithinMs,
+    );
   }
 
   /** The throttle's part of a claim (throttle.sql.ts): takes each delivery's slot in PostgreSQL. */

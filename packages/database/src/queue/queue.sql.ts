@@ -25,6 +25,17 @@ export function leased(q: string, now: string): string {
 }
 
 /**
+ * For a statement that joins queue rows `q` to the delivery ids it works on: the same ids, `ids`
+ * (an SQL array expression), named as an array too. The rows are then index probes in any plan,
+ * whatever PostgreSQL believes of the queue's size; joined alone, a queue of dead rows last
+ * analyzed nearly empty was read whole for every claim and finish (17,681 rows read to finish 6;
+ * bench/README.md, "Issue 20, fourth sitting").
+ */
+export function queueRowsIn(q: string, ids: string): string {
+  return `${q}.delivery_id = ANY (${ids})`;
+}
+
+/**
  * The predicate of delivery_queue_ready_idx, for the queue row `q`: the entries the claim's walk
  * reads. The others (paused, blocked behind their key's head, the operator's) are in
  * delivery_queue_parked_idx; a statement over all of an application's entries names both arms,
@@ -68,7 +79,8 @@ export function unblockNext(removed: string): string {
                    AND n.delivery_id NOT IN (SELECT delivery_id FROM ${removed})
                  ORDER BY n.sequence LIMIT 1) h
           ), unblocked AS (
-            UPDATE delivery_queue q SET blocked = false FROM next_heads h WHERE q.delivery_id = h.delivery_id AND q.blocked
+            UPDATE delivery_queue q SET blocked = false FROM next_heads h
+             WHERE ${queueRowsIn('q', 'ARRAY(SELECT delivery_id FROM next_heads)')} AND q.delivery_id = h.delivery_id AND q.blocked
             RETURNING q.delivery_id
           )`;
 }
@@ -90,11 +102,17 @@ export function cancelDequeued(dequeue: string, now: string): string {
 export const DEQUEUED_COLUMNS = 'delivery_id, application_id, ordering_key';
 
 /**
- * A delivery's status as the API shows it, for `d` (deliveries) LEFT JOINed to its queue row `q`:
- * a pending delivery whose queue row holds a live lease is `sending`.
+ * A delivery's status as the API shows it, for `d` (deliveries): a pending delivery whose queue
+ * row holds a live lease is `sending`. The row is looked up by its key in a scalar subquery, an
+ * index probe for each delivery shown, whatever PostgreSQL believes of the queue's size. Joined
+ * instead, a queue last analyzed when its pages held only dead rows is estimated empty, and a
+ * plan that reads it whole for every delivery costs as little as one that probes it: the
+ * console's page of 26 from a log of 100,000 paused deliveries read 2.6 million queue rows
+ * (350 ms), and in CI its next page never came.
  */
-export function shownStatus(d: string, q: string): string {
-  return `(CASE WHEN ${d}.status = 'pending' AND ${leased(q, 'now()')} THEN 'sending' ELSE ${d}.status::text END)`;
+export function shownStatus(d: string): string {
+  const leasedRow = `(SELECT ${leased('q', 'now()')} FROM delivery_queue q WHERE q.delivery_id = ${d}.id)`;
+  return `(CASE WHEN ${d}.status = 'pending' AND ${leasedRow} THEN 'sending' ELSE ${d}.status::text END)`;
 }
 
 /**
@@ -112,29 +130,41 @@ export function tryClaimLock(applicationId: string): string {
 }
 
 /**
- * The leases of endpoint_claims rows `c` still in flight at `now` (an SQL expression): the
- * deliveries the claim recorded whose queue entry still holds its lease. A delivery that finished
- * left the queue; one handed back or rescheduled lost its lease; one whose worker died has a lease
- * that ran out, and whoever claims it next records it under its own token. A row whose lease ran
- * out as a whole is read no further.
+ * What the endpoint_claims rows say for the applications `served` (a relation with an
+ * application_id) at `now` (an SQL expression): per row whose lease lasts and that lists one of
+ * them, and per application the row lists (served or not), the row's holder, lease, the slots it
+ * gave its holder there (null: the throttle's, or no slots) and its live leases there (`live`):
+ * the deliveries the claim recorded whose queue entry still holds its lease. A delivery that
+ * finished left the queue; one handed back or rescheduled lost its lease; one whose worker died
+ * has a lease that ran out, and whoever claims it next records it under its own token. `latest`:
+ * the row is its holder's latest of the application (the slots it holds there, even with nothing in
+ * flight), among these rows. Yields (application_id, lease_token, throttled, lease_until, holder,
+ * slots, live, latest), for endpointInFlight.
  */
-export function liveLeases(c: string, now: string): string {
-  return `(CASE WHEN ${c}.lease_until < ${now} THEN 0 ELSE
-             (SELECT count(*) FROM delivery_queue l
-               WHERE l.delivery_id = ANY (${c}.delivery_ids) AND l.lease_token = ${c}.lease_token AND l.lease_until >= ${now}) END)`;
+export function endpointClaimsOf(served: string, now: string): string {
+  return `SELECT u.application_id, r.lease_token, r.throttled, r.lease_until, r.holder,
+                 r.holder IS NOT NULL
+                   AND row_number() OVER (PARTITION BY u.application_id, r.holder ORDER BY r.lease_until DESC, r.lease_token DESC) = 1 AS latest,
+                 r.slots[array_position(r.slot_applications, u.application_id)] AS slots,
+                 (SELECT count(*) FROM delivery_queue l
+                   WHERE ${queueRowsIn('l', 'u.delivery_ids')} AND l.lease_token = r.lease_token AND l.lease_until >= ${now}) AS live
+            FROM endpoint_claims r
+           CROSS JOIN LATERAL (
+             SELECT x.application_id, array_agg(x.delivery_id) AS delivery_ids
+               FROM unnest(r.application_ids, r.delivery_ids) AS x(application_id, delivery_id) GROUP BY x.application_id) u
+           WHERE r.lease_until >= ${now} AND r.application_ids && ARRAY(SELECT application_id FROM ${served})`;
 }
 
 /**
- * Attempts in flight per application and holder at `now`, from `claims` (rows of endpoint_claims
- * with a `live` column, liveLeases): a worker holding slots (the main claim's rows) counts the
+ * Attempts in flight per application and holder at `now`, from `claims` (endpointClaimsOf): a worker holding slots (the main claim's rows) counts the
  * least of the slots its latest claim holds (each claim's row says how many the worker holds
  * from then on; older rows lend none) and its live leases, since it runs no more attempts at once
  * than either; rows without a holder (the throttle's) count their live leases. A holder's count
  * only falls between its claims (its leases end), and each claim sets its slots to no more than
  * the cap leaves beside the others' counts, under the application's claim lock: so the cap holds.
- * A holder's latest row is kept while its lease lasts (claims delete only the others with
- * nothing in flight, DeliveryQueueRepository's CLAIM_SQL), so the slots counted are the ones the
- * worker uses. Yields (application_id, holder, counted).
+ * A holder's latest row of an application is kept while its lease lasts (claims delete only rows
+ * with nothing in flight that are no holder's latest, DeliveryQueueRepository's CLAIM_SQL), so
+ * the slots counted are the ones the worker uses. Yields (application_id, holder, counted).
  */
 export function endpointInFlight(claims: string, now: string): string {
   return `SELECT application_id, holder,
@@ -145,25 +175,29 @@ export function endpointInFlight(claims: string, now: string): string {
 }
 
 /**
- * Whether the row `c` of `claims` (as for endpointInFlight) is a worker's latest claim of its
- * application, with its lease still running: the slots it holds are the worker's, even while it
- * has nothing in flight.
+ * An INSERT recording the deliveries `leases` (delivery_id, application_id) leased with `token`
+ * until `until`, in one endpoint_claims row for the statement: a row per claim, not per claim and
+ * application, so a claim serving twenty applications writes one row, not twenty (each row and
+ * its index entries were about 290 bytes of WAL; bench/README.md, "Issue 20, fifth sitting").
+ * With `held`, the row is the main claim's, `held.holder`'s, and gives it, for each application
+ * leased for, the slots `held.slots(a)` (an SQL expression of the application id `a`); without,
+ * it is the throttle's row of the same claim (`throttled`), whose deliveries count without slots.
+ * Each claim's token is new, so a row is never written again once made (another claim may be
+ * deleting it).
  */
-export function latestOfHolder(c: string, claims: string, now: string): string {
-  return `(${c}.holder IS NOT NULL AND ${c}.lease_until >= ${now} AND NOT EXISTS (
-             SELECT 1 FROM ${claims} n WHERE n.application_id = ${c}.application_id AND n.holder = ${c}.holder
-                AND (n.lease_until, n.lease_token) > (${c}.lease_until, ${c}.lease_token)))`;
-}
-
-/**
- * An INSERT recording, per application, the deliveries `leases` (delivery_id, application_id)
- * leased with `token` until `until`. A token claims an application once per statement; the
- * throttle's statement may add to its main claim's row. With `slots` (an SQL expression of the
- * row's application_id, over `leases` joined as `l`), the row is `holder`'s and holds that many.
- */
-export function recordClaims(leases: string, token: string, until: string, held?: { holder: string; slots: string }): string {
-  return `INSERT INTO endpoint_claims AS c (application_id, lease_token, lease_until, delivery_ids, holder, slots)
-          SELECT l.application_id, ${token}, ${until}, array_agg(l.delivery_id), ${held ? `${held.holder}, ${held.slots}` : 'NULL, NULL'}
-            FROM ${leases} l GROUP BY l.application_id
-          ON CONFLICT (application_id, lease_token) DO UPDATE SET delivery_ids = c.delivery_ids || EXCLUDED.delivery_ids`;
+export function recordClaims(
+  leases: string,
+  token: string,
+  until: string,
+  held?: { holder: string; slots: (applicationId: string) => string },
+): string {
+  const applications = `(SELECT DISTINCT x.application_id AS a FROM ${leases} x) applications`;
+  return `INSERT INTO endpoint_claims (lease_token, throttled, holder, lease_until, application_ids, delivery_ids, slot_applications, slots)
+          SELECT ${token}, ${held ? 'false' : 'true'}, ${held ? held.holder : 'NULL'}, ${until}, array_agg(l.application_id), array_agg(l.delivery_id),
+                 ${held ? `(SELECT array_agg(a ORDER BY a) FROM ${applications}), (SELECT array_agg(${held.slots('a')} ORDER BY a) FROM ${applications})` : 'NULL, NULL'}
+            FROM ${leases} l HAVING count(*) > 0
+          -- A token used for more than one claim (the worker never does so) adds to its row.
+          ON CONFLICT (lease_token, throttled) DO UPDATE
+             SET application_ids = endpoint_claims.application_ids || EXCLUDED.application_ids,
+                 delivery_ids = endpoint_claims.delivery_ids || EXCLUDED.delivery_ids`;
 }

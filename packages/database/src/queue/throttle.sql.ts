@@ -1,4 +1,4 @@
-import { endpointInFlight, leased, liveLeases, recordClaims, tryClaimLock } from './queue.sql';
+import { endpointClaimsOf, endpointInFlight, leased, queueRowsIn, recordClaims, tryClaimLock } from './queue.sql';
 
 /**
  * Per-webhook throttling (PRODUCT.md §10), shared by every worker process through PostgreSQL.
@@ -61,17 +61,15 @@ export const CLAIM_THROTTLED_SQL = `
      WHERE ${tryClaimLock('a.application_id')}
   ),
   claims AS (
-    SELECT c.application_id, c.lease_token, c.lease_until, c.holder, c.slots, ${liveLeases('c', '$1')} AS live
-      FROM endpoint_claims c JOIN served USING (application_id)
+    ${endpointClaimsOf('served', '$1')}
   ),
   in_flight AS (
     ${endpointInFlight('claims', '$1')}
   ),
   room AS (
-    SELECT s.application_id,
-           COALESCE(w.max_in_flight, $8::int)
-             - COALESCE((SELECT sum(f.counted) FROM in_flight f WHERE f.application_id = s.application_id), 0) AS room
+    SELECT s.application_id, COALESCE(w.max_in_flight, $8::int) - COALESCE(o.counted, 0) AS room
       FROM served s JOIN webhooks w USING (application_id)
+      LEFT JOIN (SELECT application_id, sum(counted) AS counted FROM in_flight GROUP BY application_id) o USING (application_id)
   ),
   candidates AS (
     SELECT q.delivery_id AS id, q.application_id, q.due_at, q.throttle_slot_at, w.destination_host,
@@ -124,7 +122,7 @@ export const CLAIM_THROTTLED_SQL = `
          throttle_slot_at = CASE WHEN x.hold THEN NULL ELSE x.slot END,
          slot_reserved_at = CASE WHEN x.hold THEN NULL ELSE $1::timestamptz END
     FROM decided x, clock, deliveries d
-   WHERE q.delivery_id = x.id AND d.application_id = q.application_id AND d.id = q.delivery_id
+   WHERE ${queueRowsIn('q', '$2::text[]')} AND q.delivery_id = x.id AND d.application_id = q.application_id AND d.id = q.delivery_id
   RETURNING d.id, d.event_id, d.application_id, d.event_type, d.attempt_count, d.manual_attempt, d.ignores_subscription,
             q.due_at AS next_attempt_at, q.ordering_key,
             x.hold, x.slot::text AS slot, extract(epoch FROM x.slot) * 1000 AS slot_ms,

@@ -128,7 +128,7 @@ describe('WebhookHealthRepository', () => {
       created_at: Date;
     }>(
       db.url,
-      `SELECT d.id, ${shownStatus('d', 'q')} AS status, q.paused, q.due_at, d.next_attempt_at, d.updated_at, d.attempt_count, d.created_at
+      `SELECT d.id, ${shownStatus('d')} AS status, q.paused, q.due_at, d.next_attempt_at, d.updated_at, d.attempt_count, d.created_at
          FROM deliveries d LEFT JOIN delivery_queue q ON q.delivery_id = d.id WHERE d.id = ANY($1) ORDER BY d.id`,
       [ids],
     );

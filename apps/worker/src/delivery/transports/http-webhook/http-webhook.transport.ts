@@ -1,4 +1,4 @@
-import { HERALD_VERSION, signatureHeader, webhookBody } from '@herald/core';
+import { HERALD_VERSION, signatureHeader, webhookBody, webhookTimestamp } from '@herald/core';
 import { DeliverableContext, DeliveryTransport, DestinationKind, TransportAttempt } from '../delivery-transport';
 import { WebhookSender } from './webhook-sender';
 
@@ -17,15 +17,15 @@ export class HttpWebhookTransport implements DeliveryTransport {
 
   async send(context: DeliverableContext, startedAt: Date, shutdown: AbortSignal): Promise<TransportAttempt> {
     const { webhook, event } = context;
-    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const timestamp = webhookTimestamp(startedAt);
     const body = webhookBody(event);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': `Herald/${HERALD_VERSION}`,
       ...webhook.headers,
       'webhook-id': event.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(context.secrets, event.id, timestamp, body),
+      'webhook-timestamp': timestamp,
+      'webhook-signature': signatureHeader(context.secrets, event.id, Number(timestamp), body),
       // Unsigned (the signature covers id, timestamp and body) and sent only while traces are on.
       ...context.traceHeaders,
     };
