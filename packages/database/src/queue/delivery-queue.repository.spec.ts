@@ -466,6 +466,13 @@ describe('DeliveryQueueRepository', () => {
       return own;
     }
 
+    /** How many times each node of `plan` that reads delivery_queue ran. */
+    function queueLoops(plan: PlanNode, found: number[] = []): number[] {
+      if (plan['Relation Name'] === 'delivery_queue' && plan['Node Type'] !== 'ModifyTable') found.push(plan['Actual Loops'] ?? 1);
+      for (const child of plan.Plans ?? []) queueLoops(child, found);
+      return found;
+    }
+
     /** FINISH_SQL's parameters for deliveries `ids` leased with `token`: each attempt a success. */
     function finishParams(ids: string[], token: string): unknown[] {
       const each = <T>(value: T) => ids.map(() => value);
@@ -550,6 +557,61 @@ describe('DeliveryQueueRepository', () => {
           [heads],
         );
         expect(Math.max(...queueReads(await finishOf(heads)))).toBeLessThanOrEqual(2 * heads.length);
+      } finally {
+        await session.close();
+        await own.drop();
+      }
+    });
+
+    it("probes each of the claiming worker's own claim records once, not once per application each lists", async () => {
+      const own = await planDatabase();
+      const session = await openDatabase(own.url);
+      try {
+        // Twenty applications, one delivery due in each, and ten earlier claims of this worker
+        // ('w1'), each still holding a delivery of every application: single publishes' shape.
+        const applications = 20;
+        const earlierClaims = 10;
+        await session.query(
+          `INSERT INTO applications (id, account_id, name) SELECT a, 'acc_plan', 'app ' || a FROM generate_series(2, $1::int) a`,
+          [applications],
+        );
+        await session.query(
+          `WITH e AS (
+             INSERT INTO events (id, application_id, event_type, payload, created_at)
+             SELECT 'evt_' || c || '_' || a, a, 'acw_start', '{}', now() FROM generate_series(0, $2::int) c, generate_series(1, $1::int) a
+             RETURNING id, application_id
+           ), d AS (
+             INSERT INTO deliveries (id, event_id, application_id, event_type, status, next_attempt_at, created_at, updated_at)
+             SELECT 'dlv' || substr(id, 4), id, application_id, 'acw_start', 'pending', now(), now(), now() FROM e RETURNING id, application_id
+           )
+           -- Claim 0's are due; claims 1…n's are leased under their claim's token.
+           INSERT INTO delivery_queue (delivery_id, application_id, due_at, lease_token, lease_until)
+           SELECT id, application_id, now() - interval '1 second',
+                  CASE WHEN split_part(id, '_', 2) <> '0' THEN 'claim-' || split_part(id, '_', 2) END,
+                  CASE WHEN split_part(id, '_', 2) <> '0' THEN now() + interval '1 minute' END
+             FROM d`,
+          [applications, earlierClaims],
+        );
+        await session.query(
+          `INSERT INTO endpoint_claims (lease_token, holder, lease_until, application_ids, delivery_ids, slot_applications, slots)
+           SELECT 'claim-' || c, 'w1', now() + interval '1 minute' + c * interval '1 second',
+                  array_agg(a ORDER BY a), array_agg('dlv_' || c || '_' || a ORDER BY a), array_agg(a ORDER BY a), array_agg(16 ORDER BY a)
+             FROM generate_series(1, $2::int) c, generate_series(1, $1::int) a GROUP BY c`,
+          [applications, earlierClaims],
+        );
+        await session.query('ANALYZE');
+
+        await session.query(`PREPARE own_claim AS ${CLAIM_SQL}`);
+        const plan = await explainAnalyze(
+          session,
+          `EXECUTE own_claim(now(), '{}', 100, 'claim-new', now() + interval '1 minute', 64, '{}', '{}', 1000, 0, 128, 'w1', '{}', '{}', 1, '{}', 1)`,
+        );
+        // Each node reading the queue runs at most once per application (the walk, the picks)
+        // or per record; counted per record and application, the records' probes ran 200 times.
+        const loops = queueLoops(plan);
+        expect(Math.max(...loops)).toBeLessThanOrEqual(applications + 1);
+        // And it claimed every application's due delivery (a row each).
+        expect(plan['Actual Rows']).toBe(applications);
       } finally {
         await session.close();
         await own.drop();

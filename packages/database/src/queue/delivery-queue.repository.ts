@@ -388,7 +388,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
            OFFSET 0) a
           WHERE ${tryClaimLock('a.application_id')}
        ), claims AS (
-         ${endpointClaimsOf('served', '$1')}
+         ${endpointClaimsOf('served', '$1', '$12')}
        ), in_flight AS (
          ${endpointInFlight('claims', '$1')}
        ), slots AS (
@@ -468,7 +468,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
             SELECT e.lease_token, e.throttled FROM endpoint_claims e
              WHERE (e.lease_token, e.throttled) IN (
                SELECT s.lease_token, s.throttled FROM claims s GROUP BY s.lease_token, s.throttled
-               HAVING sum(s.live) = 0
+               HAVING NOT bool_or(s.live_any)
                   AND NOT bool_or(s.latest AND NOT (s.holder = $12 AND s.application_id IN (SELECT application_id FROM leases WHERE destination = 'webhook'))))
              FOR UPDATE SKIP LOCKED)
        ), run_out AS (
