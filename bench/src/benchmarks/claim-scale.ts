@@ -205,7 +205,7 @@ export async function claimScale(context: BenchContext): Promise<BenchResult> {
       },
     });
   } finally {
-    await pool.pool.end();
+    await pool.onApplicationShutdown();
     await environment.dispose();
     await sink.close();
   }

@@ -145,7 +145,7 @@ export async function retention(context: BenchContext): Promise<BenchResult> {
       ],
     });
   } finally {
-    await pool.pool.end();
+    await pool.onApplicationShutdown();
     await environment.dispose();
     await sink.close();
   }

@@ -78,3 +78,44 @@ describe('PgPool.sqlWithNotices', () => {
     }
   });
 });
+
+describe('PgPool.dedicatedSql', () => {
+  const pid = async (sql: PgPool['sql']) => (await sql<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0].pid;
+  const connected = async (probe: PgPool, pids: number[]) =>
+    Number((await probe.sql<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]))[0].n);
+
+  it('runs every statement of a purpose on one connection of its own, apart from the pool, until the pool shuts down', async () => {
+    const pool = new PgPool({ url: testServerUrl(), poolSize: 2 });
+    const claims = pool.dedicatedSql('claims');
+    let pids: number[];
+    try {
+      // Ten at once: they wait for each other on the one connection, which the pool never lends.
+      pids = await Promise.all(Array.from({ length: 10 }, () => pid(claims)));
+      expect(new Set(pids).size).toBe(1);
+      expect(pool.dedicatedSql('claims')).toBe(claims);
+      const pooled = await Promise.all(Array.from({ length: 4 }, () => pool.transaction((sql) => pid(sql))));
+      expect(pooled).not.toContain(pids[0]);
+      expect(await pid(pool.dedicatedSql('other'))).not.toBe(pids[0]);
+    } finally {
+      await pool.onApplicationShutdown();
+    }
+    const probe = new PgPool({ url: testServerUrl(), poolSize: 1 });
+    try {
+      const deadline = Date.now() + 5_000;
+      // The server ends a backend a moment after its client said goodbye.
+      while ((await connected(probe, pids)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await connected(probe, pids)).toBe(0);
+    } finally {
+      await probe.onApplicationShutdown();
+    }
+  });
+
+  it('is the pool itself without named statements (the embedded database), where no plan is kept to share', async () => {
+    const pool = new PgPool({ url: testServerUrl(), poolSize: 1, preparedStatements: false });
+    try {
+      expect(pool.dedicatedSql('claims')).toBe(pool.sql);
+    } finally {
+      await pool.onApplicationShutdown();
+    }
+  });
+});

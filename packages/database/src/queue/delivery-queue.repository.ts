@@ -674,7 +674,7 @@ export class DeliveryQueueRepository {
    * Notices to the operational webhook are never throttled (the throttle is the customer's).
    */
   claim(options: ClaimOptions): Promise<ClaimBatch> {
-    return this.claimWith(this.pg.sql, options);
+    return this.claimWith(this.pg.dedicatedSql('claims'), options);
   }
 
   /**
@@ -906,7 +906,7 @@ export class DeliveryQueueRepository {
   private async finishMany(items: FinishItem[], rider: ClaimRider | null): Promise<boolean[]> {
     if (rider === null) return this.finishAlone(items);
     if (items.length === 0) {
-      await settleClaim(rider, (options) => this.claimWith(this.pg.sql, options));
+      await settleClaim(rider, (options) => this.claimWith(this.pg.dedicatedSql('claims'), options));
       return [];
     }
     try {
