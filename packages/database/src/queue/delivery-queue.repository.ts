@@ -319,6 +319,15 @@ function nextReadyApplication(previous: string, andWhere: string): string {
 }
 
 /**
+ * The slots the claim gives its worker at the application `a` (an SQL expression), from the
+ * claim's `room`: looked up in two arrays built once per claim, not by a scan of `room` per row
+ * asking (a CTE has no index: that was applications × rows claimed).
+ */
+function slotsGiven(a: string): string {
+  return `(ARRAY(SELECT r.slots FROM room r ORDER BY r.application_id))[array_position(ARRAY(SELECT r.application_id FROM room r ORDER BY r.application_id), ${a})]`;
+}
+
+/**
  * The claim (DeliveryQueueRepository.claim): $1 now, $2 hosts not to claim for, $3 the limit,
  * $4 the lease token, $5 the lease's end, $6 the per-host cap (per worker), $7 hosts with attempts
  * in flight and $8 how many each, $9 the endpoint cap across workers (HERALD_ENDPOINT_MAX_IN_FLIGHT;
@@ -415,7 +424,9 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
          SELECT p.delivery_id AS id, p.due_at, r.host, r.throttled,
                 row_number() OVER (PARTITION BY r.application_id ORDER BY p.due_at, p.delivery_id) AS n, r.application_id,
                 -- Cut at its share with room left: more of it may be claimed at once.
-                count(*) OVER (PARTITION BY r.application_id) >= r.share AND r.share < r.room AS cut
+                count(*) OVER (PARTITION BY r.application_id) >= r.share AND r.share < r.room AS cut,
+                -- Took all the room it had: its endpoint had due work left for later (left_for_room).
+                count(*) OVER (PARTITION BY r.application_id) >= r.room AS took_room
            FROM room r CROSS JOIN LATERAL (
              SELECT q.delivery_id, q.due_at
                FROM delivery_queue q
@@ -434,7 +445,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
             FOR UPDATE SKIP LOCKED
        ), operational AS (
          SELECT id, due_at, NULL::text AS host, false AS throttled, row_number() OVER (ORDER BY due_at) AS n,
-                NULL::int AS application_id, false AS cut
+                NULL::int AS application_id, false AS cut, false AS took_room
            FROM operational_due
        ), fitting AS (
          -- A throttled webhook's rows all go on to the throttle's claim, which holds what fits and
@@ -446,17 +457,18 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
           WHERE host IS NULL OR throttled OR host_n <= $6::int * $17::int - COALESCE(($8::int[])[array_position($7::text[], host)], 0)
           ORDER BY n, due_at LIMIT $3
        ), leases AS (
+         -- By the ids alone, not joined to fitting: a CTE has no index, and PostgreSQL ran that
+         -- join as a nested loop, fitting read whole once per row leased (n² for n leased).
          UPDATE delivery_queue q SET lease_token = $4, lease_until = $5
-           FROM fitting
-          WHERE ${queueRowsIn('q', 'ARRAY(SELECT id FROM fitting)')} AND q.delivery_id = fitting.id
+          WHERE ${queueRowsIn('q', 'ARRAY(SELECT id FROM fitting)')}
             AND NOT q.paused AND NOT q.blocked AND q.due_at <= $1 AND NOT ${leased('q', '$1')}
             AND (q.destination <> 'webhook'
                  OR NOT EXISTS (SELECT 1 FROM webhooks t WHERE t.application_id = q.application_id AND t.throttle_per_second IS NOT NULL))
-         RETURNING q.delivery_id, q.application_id, q.destination, q.ordering_key, fitting.n AS claim_n, fitting.due_at AS claim_due_at
+         RETURNING q.delivery_id, q.application_id, q.destination, q.ordering_key, q.due_at
        ), recorded AS (
          ${recordClaims("(SELECT delivery_id, application_id FROM leases WHERE destination = 'webhook')", '$4', '$5', {
            holder: '$12',
-           slots: (a) => `(SELECT r.slots FROM room r WHERE r.application_id = ${a})`,
+           slots: slotsGiven,
          })}
        ), spent AS (
          -- Rows with nothing left in flight, unless one is a worker's latest of an application (it
@@ -479,8 +491,11 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
        ), claimed AS MATERIALIZED (
          -- By key, and read once (materialized): inlined into the query below, a generic plan
          -- cached while deliveries was small ran a scan of it once per lease and per fitting row
-         -- (70 ms a claim with 10,000 deliveries). Each carries its place in the round-robin.
-         SELECT d.*, l.ordering_key AS queue_ordering_key, l.claim_n, l.claim_due_at
+         -- (70 ms a claim with 10,000 deliveries). Each carries its place in the round-robin,
+         -- numbered as picked numbered it (the operator's notices apart, by due time).
+         SELECT d.*, l.ordering_key AS queue_ordering_key, l.due_at AS claim_due_at,
+                row_number() OVER (PARTITION BY l.destination, CASE WHEN l.destination = 'webhook' THEN l.application_id END
+                                   ORDER BY l.due_at, l.delivery_id) AS claim_n
            FROM leases l JOIN deliveries d ON d.application_id = l.application_id AND d.id = l.delivery_id
        ), walk AS (
          -- The earliest of: applications whose first entry is still to come, the next entry of
@@ -494,9 +509,8 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
                 (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications,
                 -- An application served with due work its endpoint had no room for (or took all its room).
-                EXISTS (SELECT 1 FROM room r
-                         WHERE NOT r.throttled
-                           AND (r.room < r.min_room OR r.room <= (SELECT count(*) FROM picked p WHERE p.application_id = r.application_id))) AS left_for_room,
+                EXISTS (SELECT 1 FROM room r WHERE NOT r.throttled AND r.room < r.min_room)
+                  OR EXISTS (SELECT 1 FROM picked p WHERE NOT p.throttled AND p.took_room) AS left_for_room,
                 -- What fitted but was not leased (a throttled webhook's) goes on to the throttle's
                 -- statement. Named as an array (a hashed NOT IN), not joined: the CTEs have no index,
                 -- and a join of fitting to what was claimed ran as a nested loop, n² rows for n claimed.
@@ -504,7 +518,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                   WHERE f.id NOT IN (SELECT delivery_id FROM leases)) AS throttled_ids
        )
        SELECT c.id, c.attempt_count, c.manual_attempt, c.ignores_subscription, c.queue_ordering_key AS ordering_key,
-              (SELECT r.slots FROM room r WHERE r.application_id = c.application_id AND c.destination = 'webhook') AS endpoint_slots,
+              CASE WHEN c.destination = 'webhook' THEN ${slotsGiven('c.application_id')} END AS endpoint_slots,
               walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.throttled_ids,
               ${contextColumns('c')}
          FROM walk
