@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationScope, ClaimOptions, DeliveryQueueRepository, THROTTLE_HORIZON_MS, WebhookThrottleRepository } from '@herald/database';
+import {
+  ApplicationScope,
+  ClaimOptions,
+  DeliveryQueueRepository,
+  PgPool,
+  THROTTLE_HORIZON_MS,
+  WebhookThrottleRepository,
+} from '@herald/database';
 import { testAudit } from '@herald/database/testing';
 import { TestWorker } from './support/test-worker';
 
@@ -26,8 +33,8 @@ describe('claiming deliveries of a throttled webhook', () => {
     );
   });
 
-  const claim = (overrides: Partial<ClaimOptions> = {}) =>
-    queue.claim({
+  const claim = (overrides: Partial<ClaimOptions> = {}, on: DeliveryQueueRepository = queue) =>
+    on.claim({
       limit: 50,
       token: randomUUID(),
       now: new Date(),
@@ -90,7 +97,16 @@ describe('claiming deliveries of a throttled webhook', () => {
 
   it('never gives two claims the same slot, however they interleave', async () => {
     const { ids } = await throttled(100, 40);
-    const batches = await Promise.all([claim({ limit: 20 }), claim({ limit: 20 }), claim({ limit: 20 })]);
+    // Three workers' claims, each on its own pool: a worker's claims run one at a time on its
+    // claims' connection (PgPool.dedicatedSql), so one repository's three would not overlap.
+    const pools = [1, 2].map(() => new PgPool({ url: worker.db.url, poolSize: 2 }));
+    let batches;
+    try {
+      const [second, third] = pools.map((pool) => new DeliveryQueueRepository(pool));
+      batches = await Promise.all([claim({ limit: 20 }), claim({ limit: 20 }, second), claim({ limit: 20 }, third)]);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.onApplicationShutdown()));
+    }
     // A delivery that each concurrent claim found locked by another (SKIP LOCKED) is left pending
     // and due, with no slot yet: the next claim takes it, as this one does.
     batches.push(await claim({ limit: 40 }));

@@ -119,15 +119,18 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
     if (!this.named) return this.sql;
     let dedicated = this.dedicated.get(purpose);
     if (dedicated === undefined) {
-      const pool = this.newPool(1);
+      // Never closed for idleness (pg's default closes a connection idle for 10 s): a new
+      // session would plan the claim afresh again. Shutdown closes it.
+      const pool = this.newPool(1, { idleTimeoutMillis: 0 });
       dedicated = { pool, sql: this.sqlOn(pool) };
       this.dedicated.set(purpose, dedicated);
     }
     return dedicated.sql;
   }
 
-  private newPool(max: number): pg.Pool {
+  private newPool(max: number, settings: pg.PoolConfig = {}): pg.Pool {
     const pool = new pg.Pool({
+      ...settings,
       connectionString: this.options.url,
       max,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
