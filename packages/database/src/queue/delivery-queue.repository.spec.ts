@@ -4,7 +4,7 @@ import { PgPool } from '../pg-pool';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { openDatabase, sql } from '../testing/sql';
-import { explainAnalyze, PlanNode, rowsRead } from '../testing/plans';
+import { explainAnalyze, loopsOf, PlanNode, rowsRead } from '../testing/plans';
 import { shownStatus } from './queue.sql';
 import { CLAIM_SQL, ClaimOptions, DeliveryQueueRepository, FINISH_SQL, NewAttemptRecord } from './delivery-queue.repository';
 
@@ -466,13 +466,6 @@ describe('DeliveryQueueRepository', () => {
       return own;
     }
 
-    /** How many times each node of `plan` that `reads` ran. */
-    function loopsOf(plan: PlanNode, reads: (node: PlanNode) => boolean, found: number[] = []): number[] {
-      if (reads(plan)) found.push(plan['Actual Loops'] ?? 1);
-      for (const child of plan.Plans ?? []) loopsOf(child, reads, found);
-      return found;
-    }
-
     /** FINISH_SQL's parameters for deliveries `ids` leased with `token`: each attempt a success. */
     function finishParams(ids: string[], token: string): unknown[] {
       const each = <T>(value: T) => ids.map(() => value);
@@ -747,14 +740,18 @@ describe('DeliveryQueueRepository', () => {
           `SELECT relname, analyze_count::text AS analyzed FROM pg_stat_user_tables
             WHERE relname IN ('delivery_queue', 'deliveries', 'events') ORDER BY relname`,
         );
+      // The statistics collector reports what a backend did when it goes idle: polled for, up to 5 s.
+      const countsOnce = async (counted: (now: Awaited<ReturnType<typeof counts>>) => boolean) => {
+        let now = await counts();
+        for (let tries = 0; tries < 50 && !counted(now); tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          now = await counts();
+        }
+        return now;
+      };
       const before = await counts();
       await queue.refreshPlannerStatistics();
-      // The statistics collector reports what a backend did when it goes idle: poll for it.
-      let after = await counts();
-      for (let tries = 0; tries < 50 && after.some((row, i) => row.analyzed === before[i].analyzed); tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        after = await counts();
-      }
+      const after = await countsOnce((now) => now.every((row, i) => row.analyzed !== before[i].analyzed));
       expect(after.map((row, i) => [row.relname, Number(row.analyzed) - Number(before[i].analyzed)])).toEqual([
         ['deliveries', 1],
         ['delivery_queue', 1],
@@ -765,11 +762,7 @@ describe('DeliveryQueueRepository', () => {
       // The queue's alone, as the worker's growth marks ask (PlannerStatisticsPolicy).
       const queueBefore = await counts();
       expect(await queue.refreshPlannerStatistics(['delivery_queue'])).toEqual({ analyzed: ['delivery_queue'], notices: [] });
-      let queueAfter = await counts();
-      for (let tries = 0; tries < 50 && queueAfter[1].analyzed === queueBefore[1].analyzed; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        queueAfter = await counts();
-      }
+      const queueAfter = await countsOnce((now) => now[1].analyzed !== queueBefore[1].analyzed);
       expect(queueAfter.map((row, i) => [row.relname, Number(row.analyzed) - Number(queueBefore[i].analyzed)])).toEqual([
         ['deliveries', 0],
         ['delivery_queue', 1],

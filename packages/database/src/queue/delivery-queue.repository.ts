@@ -679,6 +679,11 @@ export class DeliveryQueueRepository {
     this.finishSql = config?.delivery.statistics === false ? FINISH_WITHOUT_STATISTICS : FINISH;
   }
 
+  /** The connection the claims run on, the same for every claim of the process (PgPool.dedicatedSql). */
+  private claimsSql(): SqlQuery {
+    return this.pg.dedicatedSql('claims');
+  }
+
   /**
    * Claims up to `limit` deliveries that are due, or whose lease expired (their worker died),
    * oldest first, skipping rows other workers are claiming and hosts this worker has no room for.
@@ -688,7 +693,7 @@ export class DeliveryQueueRepository {
    * Notices to the operational webhook are never throttled (the throttle is the customer's).
    */
   claim(options: ClaimOptions): Promise<ClaimBatch> {
-    return this.claimWith(this.pg.dedicatedSql('claims'), options);
+    return this.claimWith(this.claimsSql(), options);
   }
 
   /**
@@ -920,7 +925,7 @@ export class DeliveryQueueRepository {
   private async finishMany(items: FinishItem[], rider: ClaimRider | null): Promise<boolean[]> {
     if (rider === null) return this.finishAlone(items);
     if (items.length === 0) {
-      await settleClaim(rider, (options) => this.claimWith(this.pg.dedicatedSql('claims'), options));
+      await settleClaim(rider, (options) => this.claimWith(this.claimsSql(), options));
       return [];
     }
     try {

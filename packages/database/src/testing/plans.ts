@@ -33,3 +33,10 @@ export function rowsRead(plan: PlanNode, table: string, found: number[] = []): n
   for (const child of plan.Plans ?? []) rowsRead(child, table, found);
   return found;
 }
+
+/** How many times each node of `plan` for which `reads` holds ran: a node run once per row of another shows its loops. */
+export function loopsOf(plan: PlanNode, reads: (node: PlanNode) => boolean, found: number[] = []): number[] {
+  if (reads(plan)) found.push(plan['Actual Loops'] ?? 1);
+  for (const child of plan.Plans ?? []) loopsOf(child, reads, found);
+  return found;
+}
