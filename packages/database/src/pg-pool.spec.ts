@@ -1,4 +1,4 @@
-import { PgPool } from './pg-pool';
+import { PgPool, preparedStatement } from './pg-pool';
 import { testServerUrl } from './testing/config/test-server';
 
 /**
@@ -107,6 +107,36 @@ describe('PgPool.dedicatedSql', () => {
       expect(await connected(probe, pids)).toBe(0);
     } finally {
       await probe.onApplicationShutdown();
+    }
+  });
+
+  it('plans the prepared statements of a purpose asked so once for any values, and no other connection that way', async () => {
+    const pool = new PgPool({ url: testServerUrl(), poolSize: 2 });
+    const mode = async (sql: PgPool['sql']) => (await sql<{ plan_cache_mode: string }>('SHOW plan_cache_mode'))[0].plan_cache_mode;
+    // What PostgreSQL keeps for a prepared statement it was asked to run: generic_plans counts
+    // the runs of its generic plan, custom_plans the runs planned for their values.
+    const plansOf = async (sql: PgPool['sql']) =>
+      (
+        await sql<{ generic_plans: string; custom_plans: string }>(
+          `SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE name = 'pg_pool_spec_probe'`,
+        )
+      )[0];
+    const probe = preparedStatement('pg_pool_spec_probe', 'SELECT count(*) AS n FROM generate_series(1, $1::int)');
+    try {
+      const generic = pool.dedicatedSql('generic', { genericPlans: true });
+      const chosen = pool.dedicatedSql('chosen');
+      expect(await mode(generic)).toBe('force_generic_plan');
+      expect(await mode(chosen)).toBe('auto');
+      expect(await pool.transaction((sql) => mode(sql))).toBe('auto');
+      for (const n of [1, 2, 3]) {
+        expect(await generic<{ n: string }>(probe, [n])).toEqual([{ n: String(n) }]);
+        expect(await chosen<{ n: string }>(probe, [n])).toEqual([{ n: String(n) }]);
+      }
+      // The first five runs of a session are planned for their values unless generic plans are forced.
+      expect(await plansOf(generic)).toEqual({ generic_plans: '3', custom_plans: '0' });
+      expect(await plansOf(chosen)).toEqual({ generic_plans: '0', custom_plans: '3' });
+    } finally {
+      await pool.onApplicationShutdown();
     }
   });
 

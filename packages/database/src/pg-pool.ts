@@ -53,29 +53,43 @@ function queryConfig(statement: string | PreparedStatement, values: unknown[], n
  * A session that switches JIT compilation off before it serves any statement. Every statement
  * Herald runs reads a few rows by key, but a generic plan's estimates can pass jit_above_cost,
  * and compiling then cost the claim 58 ms a run for 1 ms of work (bench/README.md, issue 20).
- * A SET once connected, not a startup option (connection poolers such as PgBouncer refuse
- * those), and awaited inside connect, so no statement of the pool's runs before it. A server that
- * refuses it keeps its own setting. The embedded database has no JIT.
+ * SETs once connected, not startup options (connection poolers such as PgBouncer refuse
+ * those), and awaited inside connect, so no statement of the pool's runs before them. A server
+ * that refuses them keeps its own settings. The embedded database has no JIT. `settings` are
+ * further SET statements of the session (DedicatedSessionOptions), the code's constants.
  */
 type ConnectCallback = ((err: Error) => void) | ((err: null, client: pg.Client) => void);
 
-class NoJitClient extends pg.Client {
-  override connect(): Promise<pg.Client>;
-  override connect(callback: ConnectCallback): void;
-  override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
-    const ready = super.connect().then(async () => {
-      await this.query('SET jit = off').catch((error: Error) =>
-        new Logger(PgPool.name).warn(`could not switch JIT off for a session: ${error.message}`),
+function sessionClient(settings: readonly string[]): typeof pg.Client {
+  const statements = ['SET jit = off', ...settings].join('; ');
+  return class SessionClient extends pg.Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: ConnectCallback): void;
+    override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
+      const ready = super.connect().then(async () => {
+        await this.query(statements).catch((error: Error) =>
+          new Logger(PgPool.name).warn(`could not set up a session (${statements}): ${error.message}`),
+        );
+        return this;
+      });
+      if (!callback) return ready;
+      // pg-pool connects with a callback.
+      ready.then(
+        (client) => (callback as (err: null, client: pg.Client) => void)(null, client),
+        (error: Error) => (callback as (err: Error) => void)(error),
       );
-      return this;
-    });
-    if (!callback) return ready;
-    // pg-pool connects with a callback.
-    ready.then(
-      (client) => (callback as (err: null, client: pg.Client) => void)(null, client),
-      (error: Error) => (callback as (err: Error) => void)(error),
-    );
-  }
+    }
+  };
+}
+
+/** How a connection of dedicatedSql's is set up. */
+export interface DedicatedSessionOptions {
+  /**
+   * Plan every prepared statement of the session once, for any values (plan_cache_mode =
+   * force_generic_plan), instead of PostgreSQL's choice: for a session whose statements name
+   * their rows by key and as arrays, so that a plan made for one set of values serves all.
+   */
+  genericPlans?: boolean;
 }
 
 /**
@@ -115,26 +129,26 @@ export class PgPool implements OnModuleInit, OnApplicationShutdown {
    * "Issue 20, seventh sitting"). Without named statements (the embedded database) nothing is
    * cached, and this is the main pool.
    */
-  dedicatedSql(purpose: string): SqlQuery {
+  dedicatedSql(purpose: string, { genericPlans = false }: DedicatedSessionOptions = {}): SqlQuery {
     if (!this.named) return this.sql;
     let dedicated = this.dedicated.get(purpose);
     if (dedicated === undefined) {
       // Never closed for idleness (pg's default closes a connection idle for 10 s): a new
       // session would plan the claim afresh again. Shutdown closes it.
-      const pool = this.newPool(1, { idleTimeoutMillis: 0 });
+      const pool = this.newPool(1, { idleTimeoutMillis: 0 }, genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : []);
       dedicated = { pool, sql: this.sqlOn(pool) };
       this.dedicated.set(purpose, dedicated);
     }
     return dedicated.sql;
   }
 
-  private newPool(max: number, settings: pg.PoolConfig = {}): pg.Pool {
+  private newPool(max: number, settings: pg.PoolConfig = {}, sessionSettings: readonly string[] = []): pg.Pool {
     const pool = new pg.Pool({
       ...settings,
       connectionString: this.options.url,
       max,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      ...(this.named ? { Client: NoJitClient } : {}),
+      ...(this.named ? { Client: sessionClient(sessionSettings) } : {}),
     });
     // An idle connection the server drops (restart, failover, pg_terminate_backend) is re-emitted
     // by the pool as 'error'; unheard, that event would crash the process. The pool replaces it.

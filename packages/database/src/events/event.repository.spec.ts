@@ -147,7 +147,7 @@ describe('EventRepository', () => {
     expect(await events.publishBatch(scope, unknown, () => true)).toEqual({ kind: 'unknown_event_types', indexes: [1, 2] });
     expect(await stored(unknown[0].event.id)).toBe(false);
   });
-  it('analyzes events and deliveries once this process has published 1,000 events, in the background', async () => {
+  it('analyzes events, not deliveries, once this process has published 1,000 events, in the background', async () => {
     // A repository of its own: its count of what it published starts at zero.
     const fresh = new EventRepository(pool, new DeliveryNotifier(pool));
     const analyzed = async () =>
@@ -161,12 +161,14 @@ describe('EventRepository', () => {
     const batch = (count: number) => Array.from({ length: count }, () => ({ event: event(), idempotency: null }));
     await fresh.publishBatch(scope, batch(999), () => true);
     await fresh.publishBatch(scope, batch(1), () => true);
-    // PostgreSQL reports a session's counts when it goes idle: wait for them.
+    // PostgreSQL reports a session's counts when it goes idle: wait for them. One ANALYZE
+    // statement reports all its tables at once, so by then deliveries' count is final too.
     let after = await analyzed();
-    for (let tries = 0; tries < 50 && after.some((count, i) => count === before[i]); tries++) {
+    for (let tries = 0; tries < 50 && after[1] === before[1]; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       after = await analyzed();
     }
-    expect(after.map((count, i) => count - before[i])).toEqual([1, 1]);
+    // [deliveries, events]
+    expect(after.map((count, i) => count - before[i])).toEqual([0, 1]);
   });
 });

@@ -186,20 +186,22 @@ const REPLAY_SQL = `
   )
   SELECT e.event_type, (SELECT id FROM delivery) AS delivery_id FROM event e`;
 
-/** The tables a publish adds rows to, and whose statistics its plans need (EventRepository.growth). */
-const PUBLISHED_TABLES = ['events', 'deliveries'] as const;
+/** The table whose statistics the api's cached plans need as its publishes add rows (EventRepository.growth). */
+const PUBLISHED_TABLES = ['events'] as const;
 
 @Injectable()
 export class EventRepository {
   /** Concurrent publishes share a statement and a commit (see Batcher), with or without a key. */
   private readonly batcher = new Batcher<PublishEntry, PublishResult>((entries) => this.publishMany(entries));
   /**
-   * As this process's publishes fill a fresh database, `events` and `deliveries` are analyzed
-   * (PUBLISHED_TABLES, GrowthMarks). Each api session caches the plan of the deliveries → events
-   * foreign-key check like a prepared statement's; made while `events` was a page or two, it is a
-   * sequential scan, kept until an ANALYZE of `events`: batches of 1,000 took 37 ms, then 1.6 s
-   * with 35,000 events (bench/README.md, "Issue 20, sixth sitting"). Autovacuum's ANALYZE comes
-   * late on a busy server, and never where it is off; the worker refreshes only what it claims.
+   * As this process's publishes fill a fresh database, `events` is analyzed (PUBLISHED_TABLES,
+   * GrowthMarks). Each api session caches the plan of the deliveries → events foreign-key check
+   * like a prepared statement's; made while `events` was a page or two, it is a sequential scan,
+   * kept until an ANALYZE of `events`: batches of 1,000 took 37 ms, then 1.6 s with 35,000 events
+   * (bench/README.md, "Issue 20, sixth sitting"). Autovacuum's ANALYZE comes late on a busy
+   * server, and never where it is off. Not `deliveries`: no cached plan of the api's reads it,
+   * and its ANALYZE replaces the plans of the worker's claim and finish in every session (the
+   * worker refreshes it every five minutes; bench/README.md, "Issue 20, eighth sitting").
    */
   private readonly growth = new GrowthMarks();
   private readonly logger = new Logger(EventRepository.name);

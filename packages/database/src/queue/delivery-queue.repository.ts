@@ -679,9 +679,19 @@ export class DeliveryQueueRepository {
     this.finishSql = config?.delivery.statistics === false ? FINISH_WITHOUT_STATISTICS : FINISH;
   }
 
-  /** The connection the claims run on, the same for every claim of the process (PgPool.dedicatedSql). */
+  /**
+   * The connection the claims run on, the same for every claim of the process
+   * (PgPool.dedicatedSql), whose prepared statements are planned once for any values (until an
+   * ANALYZE of a table they read replaces the plan). Left to choose, PostgreSQL planned the claim
+   * afresh for a fifth to all of its runs: 3.4 ms of planning each against 2.2 ms of running it,
+   * in some runs of the storage bench twice the PostgreSQL CPU of others (bench/README.md, "Issue
+   * 20, eighth sitting"). The claim's plan does not depend on its values: every read of it is an
+   * index probe by key or by an array of keys (its plan test runs it generic). On this connection
+   * run only the claim and what completes it (contexts, the throttle's statement), all so keyed;
+   * forced for the whole worker, the setting also reached retention's `LIMIT $1`.
+   */
   private claimsSql(): SqlQuery {
-    return this.pg.dedicatedSql('claims');
+    return this.pg.dedicatedSql('claims', { genericPlans: true });
   }
 
   /**
