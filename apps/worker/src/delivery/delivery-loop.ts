@@ -15,6 +15,7 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
 import { AttemptOutcome } from './attempt-outcome';
 import { DatabaseClock } from './database-clock';
 import { AttemptExchange, DeliveryAttempt, recordedAs } from './delivery-attempt';
+import { NewDeliveries } from './new-deliveries';
 import { PlannerStatisticsPolicy } from './planner-statistics';
 
 /**
@@ -117,6 +118,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    * all that was due it is not (one wasted claim, and commit, per delivery at low load).
    */
   private workLeft = true;
+  /** Which NOTIFYs bring deliveries no claim has taken (a claim's snapshot may have seen them). */
+  private readonly newDeliveries = new NewDeliveries();
   private readonly shutdown = new AbortController();
   private readonly listener: ChannelListener | null;
   private running: Promise<void> | null = null;
@@ -168,9 +171,14 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
       config.database.embedded || !config.database.url
         ? null
         : new ChannelListener(config.database.url, DELIVERY_CHANNEL, {
-            onNotification: () => this.wake(),
+            onNotification: (payload) => {
+              if (this.newDeliveries.notified(payload)) this.wake();
+            },
             // Notifications sent while disconnected are lost: claim once to catch up.
-            onReconnected: () => this.wake(),
+            onReconnected: () => {
+              this.newDeliveries.reconnected();
+              this.wake();
+            },
             onError: (error) => this.logger.warn(`LISTEN connection lost, reconnecting: ${error.message}`),
           });
   }
@@ -260,6 +268,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
           if (dealtWith === limit || moreApplications) continue;
           shortClaim = true;
         } catch (error) {
+          this.newDeliveries.claimEnded(null, true);
           this.logger.error({ err: error }, 'claiming deliveries failed; retrying shortly');
           await this.sleep(ERROR_BACKOFF_MS);
           continue;
@@ -345,6 +354,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
         else this.wakeWhenDue(lease.now.getTime());
       })
       .catch((error) => {
+        if (ride.started) this.newDeliveries.claimEnded(null, true);
         this.logger.warn({ err: error }, 'a claim riding on a finish failed; claiming on its own');
         this.wake();
       })
@@ -458,6 +468,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   private claimOptions(lease: Lease): ClaimOptions {
     this.lastClaimAt = lease.now.getTime();
+    this.newDeliveries.claimStarted();
     return {
       limit: lease.limit,
       token: lease.token,
@@ -484,6 +495,8 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
   private startClaimed(batch: ClaimBatch, lease: Lease): { dealtWith: number; moreApplications: boolean } {
     const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications, leftForRoom } = batch;
     this.workLeft = leftForRoom || moreApplications || claimed.length + waiting >= lease.limit;
+    // Deliveries notified while it ran that its snapshot did not see: claim again for them.
+    if (this.newDeliveries.claimEnded(batch.snapshot, this.workLeft)) this.wake();
     this.walkFrom = lastVisited;
     this.refreshPlannerStatistics(realTime() - lease.startedAt, claimed.length);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
@@ -698,7 +711,19 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private worthAClaimAfterExchange(): boolean {
     const free = this.config.delivery.workerConcurrency - this.inFlight.size;
-    return free === this.worthClaiming || (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0);
+    return (
+      (free === this.worthClaiming && this.mayHaveDueWork()) || (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0)
+    );
+  }
+
+  /**
+   * Whether a claim now may find due work the last one did not take: it left some, or deliveries
+   * were notified that no claim has seen. Without NOTIFY (the embedded database) the loop cannot
+   * know, and assumes so. Without either, free slots are no reason to claim: nothing new is due
+   * (retries wake the loop at their due time).
+   */
+  private mayHaveDueWork(): boolean {
+    return this.workLeft || this.newDeliveries.hasNews || this.listener === null;
   }
 
   /**

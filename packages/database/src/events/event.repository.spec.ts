@@ -1,9 +1,12 @@
+import pg from 'pg';
+import { DELIVERY_CHANNEL } from '../notifications/delivery-channel';
 import { DeliveryNotifier } from '../notifications/delivery-notifier';
 import { PgPool } from '../pg-pool';
 import { ApplicationScope } from '../records';
 import { cloneDatabase, TestDatabase } from '../testing/test-databases';
 import { testServerUrl, testTemplateDatabase } from '../testing/config/test-server';
 import { sql } from '../testing/sql';
+import { DeliveryQueueRepository } from '../queue/delivery-queue.repository';
 import { EventRepository, NewEvent } from './event.repository';
 
 /**
@@ -170,5 +173,80 @@ describe('EventRepository', () => {
     }
     // [deliveries, events]
     expect(after.map((count, i) => count - before[i])).toEqual([0, 1]);
+  });
+});
+
+describe("EventRepository's wake-up of the workers", () => {
+  let db: TestDatabase;
+  let pool: PgPool;
+  const scope = { applicationId: 8, accountId: 'acc_wake' } as ApplicationScope;
+
+  beforeAll(async () => {
+    db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
+    pool = new PgPool({ url: db.url, poolSize: 2 });
+    await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_wake', 'wake tests')`);
+    await sql(db.url, `INSERT INTO applications (id, account_id, name) VALUES (8, 'acc_wake', 'app')`);
+    await sql(
+      db.url,
+      `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+       VALUES (8, 'http://10.0.0.8:9/hook', '10.0.0.8', 1, 1, 3, 'fixed', 0, '{}')`,
+    );
+    await sql(
+      db.url,
+      `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES (8, 'acw_start', true, true)`,
+    );
+  });
+  afterAll(async () => {
+    await pool.onApplicationShutdown();
+    await db.drop();
+  });
+
+  it('names the publishing transaction, which the snapshot of a claim made after it has seen and of one made before has not', async () => {
+    const listener = new pg.Client({ connectionString: db.url });
+    const payloads: string[] = [];
+    listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await listener.connect();
+    await listener.query(`LISTEN ${DELIVERY_CHANNEL}`);
+    const queue = new DeliveryQueueRepository(pool);
+    const claim = () => {
+      const now = new Date();
+      return queue.claim({
+        limit: 10,
+        token: `tok_${now.getTime()}`,
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        hostsInFlight: new Map(),
+        hostCap: 16,
+        endpointCap: 16,
+      });
+    };
+    const seen = async (transaction: string, snapshot: string | null) =>
+      (await sql<{ seen: boolean }>(db.url, 'SELECT pg_visible_in_snapshot($1::xid8, $2::pg_snapshot) AS seen', [transaction, snapshot]))[0]
+        .seen;
+    try {
+      const before = await claim();
+      expect(before.deliveries).toEqual([]);
+      const published = await new EventRepository(pool, new DeliveryNotifier(pool)).publish(scope, {
+        id: 'evt_wake',
+        eventType: 'acw_start',
+        payload: '{}',
+        createdAt: new Date(),
+        idempotencyKey: null,
+        orderingKey: null,
+        deliveryId: 'dlv_wake',
+        ignoresSubscription: false,
+        filteredOut: false,
+        traceContext: null,
+      });
+      expect(published).toMatchObject({ kind: 'stored', record: { deliveryIds: ['dlv_wake'] } });
+      for (let tries = 0; tries < 50 && payloads.length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(payloads).toEqual([expect.stringMatching(/^\d+$/)]);
+      const after = await claim();
+      expect(after.deliveries.map((delivery) => delivery.id)).toEqual(['dlv_wake']);
+      expect(await seen(payloads[0], after.snapshot)).toBe(true);
+      expect(await seen(payloads[0], before.snapshot)).toBe(false);
+    } finally {
+      await listener.end();
+    }
   });
 });

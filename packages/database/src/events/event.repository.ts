@@ -89,7 +89,9 @@ const INITIAL_STATUS = `(CASE WHEN w.state = 'disabled' THEN 'paused' ELSE 'pend
  *
  * With `wake`, the statement also NOTIFYs the workers when it made a delivery: PostgreSQL sends
  * it as the transaction commits, without a statement and commit of its own (DeliveryNotifier)
- * and without waiting for the answer to be written first. NOTIFY serialises the commits of the
+ * and without waiting for the answer to be written first. Its payload is the transaction's id,
+ * which a worker compares with the snapshot of its last claim (ClaimBatch.snapshot): a claim that
+ * saw this transaction took its deliveries already. NOTIFY serialises the commits of the
  * transactions that send one, which costs nothing here: the api's publishes go through one
  * Batcher, one statement at a time. Transactions that may run side by side (batch publishing)
  * wake the workers with DeliveryNotifier after their commit instead.
@@ -143,7 +145,8 @@ function publishManySql(wake: boolean): string {
   ${
     wake
       ? `, notified AS (
-    SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM (SELECT 1 FROM delivery LIMIT 1) made_one
+    -- Its transaction's id: a worker whose last claim saw this transaction need not claim for it.
+    SELECT pg_notify('${DELIVERY_CHANNEL}', pg_current_xact_id()::text) FROM (SELECT 1 FROM delivery LIMIT 1) made_one
   )
   SELECT f.event_id, d.id AS delivery_id FROM fresh f LEFT JOIN delivery d ON d.event_id = f.event_id, (SELECT count(*) FROM notified) wake`
       : `SELECT f.event_id, d.id AS delivery_id FROM fresh f LEFT JOIN delivery d ON d.event_id = f.event_id`

@@ -123,6 +123,11 @@ export interface ClaimBatch {
    * what it skipped for busy hosts and what other claims were serving).
    */
   leftForRoom: boolean;
+  /**
+   * The snapshot the claim read the queue in (`xmin:xmax:xip,…`, pg_current_snapshot): which
+   * publishes' transactions it saw (NewDeliveries). Null when PostgreSQL did not say.
+   */
+  snapshot: string | null;
 }
 
 interface ClaimedRow {
@@ -507,6 +512,8 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                           ORDER BY q.due_at LIMIT 1) n),
                       (SELECT min(due_at) FROM delivery_queue WHERE destination = 'operational' AND due_at > $1)) AS next_claimable_at,
                 (SELECT application_id FROM visited ORDER BY visited DESC LIMIT 1) AS last_visited,
+                -- The publishes it saw: their NOTIFY is no news to the worker (NewDeliveries).
+                pg_current_snapshot()::text AS snapshot,
                 (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications,
                 -- An application served with due work its endpoint had no room for (or took all its room).
                 EXISTS (SELECT 1 FROM room r WHERE NOT r.throttled AND r.room < r.min_room)
@@ -519,7 +526,7 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
        )
        SELECT c.id, c.attempt_count, c.manual_attempt, c.ignores_subscription, c.queue_ordering_key AS ordering_key,
               CASE WHEN c.destination = 'webhook' THEN ${slotsGiven('c.application_id')} END AS endpoint_slots,
-              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.throttled_ids,
+              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.throttled_ids, walk.snapshot,
               ${contextColumns('c')}
          FROM walk
          LEFT JOIN claimed c ON true
@@ -750,6 +757,7 @@ export class DeliveryQueueRepository {
           last_visited: number | null;
           more_applications: boolean;
           left_for_room: boolean;
+          snapshot: string | null;
         }
     >(CLAIM, [
       options.now,
@@ -775,6 +783,7 @@ export class DeliveryQueueRepository {
       lastVisited: Number(rows[0]?.last_visited ?? 0),
       moreApplications: rows[0]?.more_applications ?? false,
       leftForRoom: rows[0]?.left_for_room ?? false,
+      snapshot: rows[0]?.snapshot ?? null,
     };
     const found = rows.filter((row) => row.id !== null);
     const endpointSlots = new Map(
