@@ -61,15 +61,18 @@ function queryConfig(statement: string | PreparedStatement, values: unknown[], n
 type ConnectCallback = ((err: Error) => void) | ((err: null, client: pg.Client) => void);
 
 function sessionClient(settings: readonly string[]): typeof pg.Client {
-  const statements = ['SET jit = off', ...settings].join('; ');
+  const statements = ['SET jit = off', ...settings];
   return class SessionClient extends pg.Client {
     override connect(): Promise<pg.Client>;
     override connect(callback: ConnectCallback): void;
     override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
       const ready = super.connect().then(async () => {
-        await this.query(statements).catch((error: Error) =>
-          new Logger(PgPool.name).warn(`could not set up a session (${statements}): ${error.message}`),
-        );
+        // One at a time: sent together they are one transaction, and a refusal would undo the others.
+        for (const statement of statements) {
+          await this.query(statement).catch((error: Error) =>
+            new Logger(PgPool.name).warn(`could not set up a session (${statement}): ${error.message}`),
+          );
+        }
         return this;
       });
       if (!callback) return ready;

@@ -58,7 +58,7 @@ export function DeliveriesPage() {
   const pagesQuery = deliveryPagesQuery(id, filters);
   const pages = useInfiniteQuery(pagesQuery);
   // After the first page: the rows are what the user waits for; the counts follow a moment later.
-  const counts = useDeliveryCounts(id, window, { enabled: pages.isSuccess });
+  const counts = useDeliveryCounts(id, window, { poll: true, enabled: pages.isSuccess });
   // Only the newest page is polled (issue 26: polling every loaded page cost 60 requests in 10 s
   // with 12 pages loaded); its rows replace their older copies and new ones go on top.
   const head = useQuery({
@@ -70,16 +70,19 @@ export function DeliveriesPage() {
     initialDataUpdatedAt: () => pages.dataUpdatedAt,
     refetchInterval: POLL_MS,
   });
-  // The counts are read again after every refresh of the newest rows, not on a pace of their
-  // own: polled apart (every 5 s), a row could read `sending` while the counts beside the
-  // filter, read seconds earlier or later, said `sending 0`.
-  const headReadAt = useRef(head.dataUpdatedAt);
+  // When a refresh of the newest rows changes them, the counts are read again at once: on their
+  // own pace alone (every 5 s), a row could read `sending` while the counts beside the filter,
+  // read seconds before, said `sending 0`. Rows that come back the same (React Query keeps the
+  // same object) ask for nothing, and new filters read their counts by their own key.
+  const headKeyText = JSON.stringify(filters);
+  const lastHead = useRef({ key: headKeyText, data: head.data });
   const refetchCounts = counts.refetch;
   useEffect(() => {
-    if (head.dataUpdatedAt === headReadAt.current) return;
-    headReadAt.current = head.dataUpdatedAt;
+    const last = lastHead.current;
+    lastHead.current = { key: headKeyText, data: head.data };
+    if (!pages.isSuccess || last.key !== headKeyText || last.data === undefined || last.data === head.data) return;
     void refetchCounts({ cancelRefetch: false });
-  }, [head.dataUpdatedAt, refetchCounts]);
+  }, [head.data, headKeyText, pages.isSuccess, refetchCounts]);
   const [retried, setRetried] = useState<ReadonlyMap<string, Schemas['DeliverySummaryDto']>>(new Map());
   const loaded = pages.data?.pages.flatMap((page) => page.data) ?? [];
   const fresh = new Map((head.data?.data ?? []).map((row) => [row.id, row]));

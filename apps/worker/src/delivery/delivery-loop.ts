@@ -175,10 +175,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
               if (this.newDeliveries.notified(payload)) this.wake();
             },
             // Notifications sent while disconnected are lost: claim once to catch up.
-            onReconnected: () => {
-              this.newDeliveries.reconnected();
-              this.wake();
-            },
+            onReconnected: () => this.wake(),
             onError: (error) => this.logger.warn(`LISTEN connection lost, reconnecting: ${error.message}`),
           });
   }
@@ -493,10 +490,11 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** Starts what a claim took; returns how many due deliveries it dealt with, and whether its walk stopped before the last application. */
   private startClaimed(batch: ClaimBatch, lease: Lease): { dealtWith: number; moreApplications: boolean } {
-    const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications, leftForRoom } = batch;
+    const { deliveries: claimed, waiting, databaseTimeMs, nextClaimableAt, lastVisited, moreApplications, leftForRoom, lockedOut } = batch;
     this.workLeft = leftForRoom || moreApplications || claimed.length + waiting >= lease.limit;
-    // Deliveries notified while it ran that its snapshot did not see: claim again for them.
-    if (this.newDeliveries.claimEnded(batch.snapshot, this.workLeft)) this.wake();
+    // Deliveries notified while it ran that its snapshot did not see: claim again for them. Due
+    // work another worker's claim was serving is left too: that claim may not see what this one did.
+    if (this.newDeliveries.claimEnded(batch.snapshot, this.workLeft || lockedOut)) this.wake();
     this.walkFrom = lastVisited;
     this.refreshPlannerStatistics(realTime() - lease.startedAt, claimed.length);
     if (databaseTimeMs !== null) this.databaseClock.observe(databaseTimeMs, realTime());
@@ -711,19 +709,7 @@ export class DeliveryLoop implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private worthAClaimAfterExchange(): boolean {
     const free = this.config.delivery.workerConcurrency - this.inFlight.size;
-    return (
-      (free === this.worthClaiming && this.mayHaveDueWork()) || (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0)
-    );
-  }
-
-  /**
-   * Whether a claim now may find due work the last one did not take: it left some, or deliveries
-   * were notified that no claim has seen. Without NOTIFY (the embedded database) the loop cannot
-   * know, and assumes so. Without either, free slots are no reason to claim: nothing new is due
-   * (retries wake the loop at their due time).
-   */
-  private mayHaveDueWork(): boolean {
-    return this.workLeft || this.newDeliveries.hasNews || this.listener === null;
+    return free === this.worthClaiming || (this.workLeft && this.inFlight.size === 0 && this.recording.size === 0);
   }
 
   /**

@@ -17,29 +17,26 @@ describe('visibleIn', () => {
 });
 
 describe('NewDeliveries', () => {
-  it('is news at start, and anything without a transaction id always is', () => {
+  it('wakes for anything before the first claim, and always for a notification without a transaction id', () => {
     const news = new NewDeliveries();
-    expect(news.hasNews).toBe(true);
+    expect(news.notified('101')).toBe(true);
     news.claimStarted();
-    expect(news.claimEnded('100:100:', false)).toBe(false);
-    expect(news.hasNews).toBe(false);
+    expect(news.claimEnded('200:200:', false)).toBe(false);
     expect(news.notified('')).toBe(true);
-    expect(news.hasNews).toBe(true);
+    expect(news.notified('resume')).toBe(true);
   });
 
-  it('passes over a publish the last claim saw when it took everything it saw due', () => {
+  it('passes over a publish the last claim saw when that claim left nothing due', () => {
     const news = new NewDeliveries();
     news.claimStarted();
     news.claimEnded('100:105:102', false);
     expect(news.notified('101')).toBe(false);
-    expect(news.hasNews).toBe(false);
     // In progress when the claim read the queue, or begun after: news.
     expect(news.notified('102')).toBe(true);
     expect(news.notified('105')).toBe(true);
-    expect(news.hasNews).toBe(true);
   });
 
-  it('wakes for every publish after a claim that left work, or that failed', () => {
+  it('wakes for every publish after a claim that left work (or found work locked by another claim), or that failed', () => {
     const news = new NewDeliveries();
     news.claimStarted();
     news.claimEnded('100:105:', true);
@@ -54,26 +51,22 @@ describe('NewDeliveries', () => {
     news.claimStarted();
     expect(news.notified('101')).toBe(false);
     expect(news.claimEnded('102:102:', false)).toBe(false);
-    expect(news.hasNews).toBe(false);
 
     news.claimStarted();
     expect(news.notified('101')).toBe(false);
     expect(news.notified('103')).toBe(false);
     // 103 committed after the claim read the queue: claim again.
     expect(news.claimEnded('102:103:', false)).toBe(true);
-    expect(news.hasNews).toBe(true);
+
+    // Seen, but the claim left work (or found it locked by another claim): claim again.
+    news.claimStarted();
+    expect(news.notified('101')).toBe(false);
+    expect(news.claimEnded('102:102:', true)).toBe(true);
+    expect(news.notified('101')).toBe(true);
 
     // A failed claim saw nothing.
     news.claimStarted();
     expect(news.notified('101')).toBe(false);
     expect(news.claimEnded(null, true)).toBe(true);
-  });
-
-  it('takes a reconnect as news: notifications sent meanwhile are lost', () => {
-    const news = new NewDeliveries();
-    news.claimStarted();
-    news.claimEnded('100:100:', false);
-    news.reconnected();
-    expect(news.hasNews).toBe(true);
   });
 });

@@ -1,67 +1,55 @@
 /**
  * Whether a NOTIFY of new deliveries is news to this worker. A publish notifies with its
  * transaction's id; a claim reports the snapshot it read the queue in (ClaimBatch.snapshot). A
- * notification whose transaction the last claim already saw, when that claim took everything it
- * saw due, brings nothing to claim: the claim took those deliveries. Notifications arrive
+ * notification whose transaction the last claim already saw, when that claim left nothing due
+ * behind (ClaimBatch.leftWork), brings nothing to claim: that claim took those deliveries, or
+ * what it left waits for room whose return wakes the loop anyway. Notifications arrive
  * milliseconds after their commit, often after a claim has started that sees the commit: with
- * single publishes, a claim for each of those took nothing (a third of all claims, about 1 ms of
+ * single publishes, a claim for each of those took nothing (a fifth of all claims, about 1 ms of
  * PostgreSQL each; bench/README.md, "Issue 20, eighth sitting").
  *
- * A notification without a transaction id (another sender: a retry, a resume, a replay; or a
- * reconnect, after which some may have been lost) is always news. So is one that comes while a
- * claim is running, unless that claim's snapshot turns out to have seen it.
+ * A notification without a transaction id (another sender: a retry, a resume, a replay) always
+ * wakes the loop. One that comes while a claim is running waits for that claim's snapshot.
+ * Only NOTIFY wake-ups are weighed here: due work that comes without one (a hand-back, a key's
+ * next delivery, an expired lease) wakes the loop as it did.
  */
 export class NewDeliveries {
   private claiming = false;
   /** Transactions notified while a claim ran: news unless its snapshot saw them. */
   private notifiedDuringClaim: bigint[] = [];
-  /** Something was notified that no claim has seen since (true at start: nothing is known). */
-  private news = true;
-  /** The last claim's snapshot when it took all it saw due; null when it left work or failed. */
+  /** The last claim's snapshot when it left nothing due behind; null when it did, or failed. */
   private sawAllOf: Snapshot | null = null;
 
   /** A NOTIFY with `payload`; true when it may bring deliveries no claim took: wake the loop. */
   notified(payload: string): boolean {
     const transaction = transactionId(payload);
-    if (transaction !== null && this.claiming) {
+    if (transaction === null) return true;
+    if (this.claiming) {
       this.notifiedDuringClaim.push(transaction);
       return false;
     }
-    if (transaction !== null && this.sawAllOf !== null && visibleIn(transaction, this.sawAllOf)) return false;
-    this.news = true;
-    return true;
-  }
-
-  /** A reconnect of the LISTEN connection: what was notified meanwhile is lost, so assume news. */
-  reconnected(): void {
-    this.news = true;
+    return !visibleIn(transaction, this.sawAllOf);
   }
 
   /** A claim is starting: whatever committed before is in its snapshot. */
   claimStarted(): void {
     this.claiming = true;
     this.notifiedDuringClaim = [];
-    this.news = false;
   }
 
   /**
-   * The claim ended, having read the queue in `snapshot` (null: failed, or not said) and left
-   * work due (`leftWork`) or not. True when something notified while it ran was not in its
-   * snapshot: claim again.
+   * The claim ended, having read the queue in `snapshot` (null: it failed, or did not say) and
+   * left work due (`leftWork`) or not. True when something notified while it ran is news by the
+   * rule of `notified`: claim again.
    */
   claimEnded(snapshot: string | null, leftWork: boolean): boolean {
     this.claiming = false;
     const seen = snapshot === null ? null : parseSnapshot(snapshot);
     this.sawAllOf = leftWork ? null : seen;
-    const unseen = this.notifiedDuringClaim.some((transaction) => seen === null || !visibleIn(transaction, seen));
+    // Judged as a notification after the claim would be: news unless the claim saw it and left nothing.
+    const unseen = this.notifiedDuringClaim.some((transaction) => !visibleIn(transaction, this.sawAllOf));
     this.notifiedDuringClaim = [];
-    if (unseen) this.news = true;
     return unseen;
-  }
-
-  /** Whether anything was notified that no claim has seen since. */
-  get hasNews(): boolean {
-    return this.news;
   }
 }
 
@@ -84,7 +72,7 @@ function transactionId(payload: string): bigint | null {
   return /^\d+$/.test(payload) ? BigInt(payload) : null;
 }
 
-/** Whether a committed transaction's writes are visible in `snapshot` (pg_visible_in_snapshot's rule). */
+/** Whether a committed transaction's writes are visible in `snapshot` (pg_visible_in_snapshot's rule); never in none. */
 export function visibleIn(transaction: bigint, snapshot: Snapshot | null): boolean {
   if (snapshot === null) return false;
   return transaction < snapshot.xmin || (transaction < snapshot.xmax && !snapshot.inProgress.has(transaction));

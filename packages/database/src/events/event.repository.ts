@@ -203,8 +203,8 @@ export class EventRepository {
    * kept until an ANALYZE of `events`: batches of 1,000 took 37 ms, then 1.6 s with 35,000 events
    * (bench/README.md, "Issue 20, sixth sitting"). Autovacuum's ANALYZE comes late on a busy
    * server, and never where it is off. Not `deliveries`: no cached plan of the api's reads it,
-   * and its ANALYZE replaces the plans of the worker's claim and finish in every session (the
-   * worker refreshes it every five minutes; bench/README.md, "Issue 20, eighth sitting").
+   * and each ANALYZE of a table the worker's claim and finish read replaces their plans in every
+   * session (the worker refreshes it every five minutes; bench/README.md, "Issue 20, eighth sitting").
    */
   private readonly growth = new GrowthMarks();
   private readonly logger = new Logger(EventRepository.name);

@@ -365,7 +365,7 @@ describe('DeliveryQueueRepository', () => {
       expect(await inFlight(app)).toBe(3);
     });
 
-    it('passes over an application another claim is serving, and takes the others', async () => {
+    it('passes over an application another claim is serving, takes the others, and says it left work locked', async () => {
       const busy = await application('10.1.0.5');
       const free = await application('10.1.0.6');
       await due(busy, 2);
@@ -377,11 +377,16 @@ describe('DeliveryQueueRepository', () => {
           await otherSql('SELECT pg_advisory_xact_lock(1330203, $1)', [busy]);
           const batch = await claim();
           expect(batch.deliveries.map((d) => d.id)).toEqual(freeIds);
+          // That claim may have read the queue before this one: the worker must not take what
+          // this one saw for done (NewDeliveries).
+          expect(batch.lockedOut).toBe(true);
         });
       } finally {
         await other.onApplicationShutdown();
       }
-      expect((await claim()).deliveries.map((d) => d.applicationId)).toEqual([busy, busy]);
+      const after = await claim();
+      expect(after.deliveries.map((d) => d.applicationId)).toEqual([busy, busy]);
+      expect(after.lockedOut).toBe(false);
     });
 
     it('takes turns round more applications than one claim visits, and comes to rest once round', async () => {

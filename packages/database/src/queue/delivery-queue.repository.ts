@@ -124,6 +124,11 @@ export interface ClaimBatch {
    */
   leftForRoom: boolean;
   /**
+   * An application it visited had due deliveries but another claim held its claim lock (queue.sql.ts,
+   * tryClaimLock): that claim serves it, but may have read the queue before this one did.
+   */
+  lockedOut: boolean;
+  /**
    * The snapshot the claim read the queue in (`xmin:xmax:xip,…`, pg_current_snapshot): which
    * publishes' transactions it saw (NewDeliveries). Null when PostgreSQL did not say.
    */
@@ -392,15 +397,14 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
           WHERE w.visited < $11
        ), visited AS (
          SELECT * FROM forward UNION ALL SELECT * FROM wrapped
+       ), due AS MATERIALIZED (
+         -- Materialized, so the lock is the last test: only applications with something due are locked.
+         SELECT v.application_id, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled,
+                COALESCE(w.max_in_flight, $9::int) AS cap
+           FROM visited v LEFT JOIN webhooks w ON w.application_id = v.application_id
+          WHERE v.head_due_at <= $1 AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
        ), served AS MATERIALIZED (
-         -- OFFSET 0 keeps the lock the last test: only applications with something due are locked.
-         SELECT a.* FROM (
-           SELECT v.application_id, w.destination_host AS host, w.throttle_per_second IS NOT NULL AS throttled,
-                  COALESCE(w.max_in_flight, $9::int) AS cap
-             FROM visited v LEFT JOIN webhooks w ON w.application_id = v.application_id
-            WHERE v.head_due_at <= $1 AND (w.destination_host IS NULL OR NOT (w.destination_host = ANY($2::text[])))
-           OFFSET 0) a
-          WHERE ${tryClaimLock('a.application_id')}
+         SELECT d.* FROM due d WHERE ${tryClaimLock('d.application_id')}
        ), claims AS (
          ${endpointClaimsOf('served', '$1', '$12')}
        ), in_flight AS (
@@ -515,6 +519,8 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
                 -- The publishes it saw: their NOTIFY is no news to the worker (NewDeliveries).
                 pg_current_snapshot()::text AS snapshot,
                 (SELECT count(*) FROM forward) >= $11 OR EXISTS (SELECT 1 FROM picked WHERE cut) AS more_applications,
+                -- Applications with due work whose claim lock another claim held.
+                (SELECT count(*) FROM due) > (SELECT count(*) FROM served) AS locked_out,
                 -- An application served with due work its endpoint had no room for (or took all its room).
                 EXISTS (SELECT 1 FROM room r WHERE NOT r.throttled AND r.room < r.min_room)
                   OR EXISTS (SELECT 1 FROM picked p WHERE NOT p.throttled AND p.took_room) AS left_for_room,
@@ -526,7 +532,8 @@ export const CLAIM_SQL = `WITH RECURSIVE forward AS (
        )
        SELECT c.id, c.attempt_count, c.manual_attempt, c.ignores_subscription, c.queue_ordering_key AS ordering_key,
               CASE WHEN c.destination = 'webhook' THEN ${slotsGiven('c.application_id')} END AS endpoint_slots,
-              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.throttled_ids, walk.snapshot,
+              walk.next_claimable_at, walk.last_visited, walk.more_applications, walk.left_for_room, walk.locked_out, walk.throttled_ids,
+              walk.snapshot,
               ${contextColumns('c')}
          FROM walk
          LEFT JOIN claimed c ON true
@@ -690,12 +697,14 @@ export class DeliveryQueueRepository {
    * The connection the claims run on, the same for every claim of the process
    * (PgPool.dedicatedSql), whose prepared statements are planned once for any values (until an
    * ANALYZE of a table they read replaces the plan). Left to choose, PostgreSQL planned the claim
-   * afresh for a fifth to all of its runs: 3.4 ms of planning each against 2.2 ms of running it,
-   * in some runs of the storage bench twice the PostgreSQL CPU of others (bench/README.md, "Issue
-   * 20, eighth sitting"). The claim's plan does not depend on its values: every read of it is an
-   * index probe by key or by an array of keys (its plan test runs it generic). On this connection
-   * run only the claim and what completes it (contexts, the throttle's statement), all so keyed;
-   * forced for the whole worker, the setting also reached retention's `LIMIT $1`.
+   * afresh for a tenth to a quarter of its runs (36–104 of about 400 with single publishes), 3.4 ms
+   * of planning each against 2.2 ms of running it (bench/README.md, "Issue 20, eighth sitting").
+   * The claim's plan does not turn on its values: every read of it is an index probe by key or by
+   * an array of keys, or an index-ordered range read up to a LIMIT (its plan test runs it
+   * generic). On this connection run only the claim and what completes it (contexts, the
+   * throttle's statement, keyed by arrays); forced for the whole worker, the setting also reached
+   * retention's `LIMIT $1`. A claim riding on a finish runs in the finish's transaction, on the
+   * main pool, planned as PostgreSQL chooses.
    */
   private claimsSql(): SqlQuery {
     return this.pg.dedicatedSql('claims', { genericPlans: true });
@@ -757,6 +766,7 @@ export class DeliveryQueueRepository {
           last_visited: number | null;
           more_applications: boolean;
           left_for_room: boolean;
+          locked_out: boolean;
           snapshot: string | null;
         }
     >(CLAIM, [
@@ -783,6 +793,7 @@ export class DeliveryQueueRepository {
       lastVisited: Number(rows[0]?.last_visited ?? 0),
       moreApplications: rows[0]?.more_applications ?? false,
       leftForRoom: rows[0]?.left_for_room ?? false,
+      lockedOut: rows[0]?.locked_out ?? false,
       snapshot: rows[0]?.snapshot ?? null,
     };
     const found = rows.filter((row) => row.id !== null);
