@@ -13,6 +13,21 @@ import { EventRepository, NewEvent } from './event.repository';
  * The publish statements against a cloned database: what is stored for a publish with and without
  * an idempotency key, what a taken key reports, and that a refused batch stores nothing.
  */
+/** The account and application of `scope`, with a webhook to `host` and a subscription to acw_start. */
+async function subscribedApplication(url: string, scope: ApplicationScope, host: string): Promise<void> {
+  await sql(url, `INSERT INTO accounts (id, name) VALUES ($1, 'events tests')`, [scope.accountId]);
+  await sql(url, `INSERT INTO applications (id, account_id, name) VALUES ($1, $2, 'app')`, [scope.applicationId, scope.accountId]);
+  await sql(
+    url,
+    `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
+     VALUES ($1, $2, $3, 1, 1, 3, 'fixed', 0, '{}')`,
+    [scope.applicationId, `http://${host}:9/hook`, host],
+  );
+  await sql(url, `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES ($1, 'acw_start', true, true)`, [
+    scope.applicationId,
+  ]);
+}
+
 describe('EventRepository', () => {
   let db: TestDatabase;
   let pool: PgPool;
@@ -24,17 +39,7 @@ describe('EventRepository', () => {
     db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
     pool = new PgPool({ url: db.url, poolSize: 2 });
     events = new EventRepository(pool, new DeliveryNotifier(pool));
-    await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_events', 'events tests')`);
-    await sql(db.url, `INSERT INTO applications (id, account_id, name) VALUES (7, 'acc_events', 'app')`);
-    await sql(
-      db.url,
-      `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
-       VALUES (7, 'http://10.0.0.1:9/hook', '10.0.0.1', 1, 1, 3, 'fixed', 0, '{}')`,
-    );
-    await sql(
-      db.url,
-      `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES (7, 'acw_start', true, true)`,
-    );
+    await subscribedApplication(db.url, scope, '10.0.0.1');
   });
   afterAll(async () => {
     await pool.onApplicationShutdown();
@@ -184,17 +189,7 @@ describe("EventRepository's wake-up of the workers", () => {
   beforeAll(async () => {
     db = await cloneDatabase(testServerUrl(), testTemplateDatabase());
     pool = new PgPool({ url: db.url, poolSize: 2 });
-    await sql(db.url, `INSERT INTO accounts (id, name) VALUES ('acc_wake', 'wake tests')`);
-    await sql(db.url, `INSERT INTO applications (id, account_id, name) VALUES (8, 'acc_wake', 'app')`);
-    await sql(
-      db.url,
-      `INSERT INTO webhooks (application_id, url, destination_host, retry_enabled, retry_value, max_retries, backoff_type, backoff_value, headers)
-       VALUES (8, 'http://10.0.0.8:9/hook', '10.0.0.8', 1, 1, 3, 'fixed', 0, '{}')`,
-    );
-    await sql(
-      db.url,
-      `INSERT INTO subscriptions (application_id, event_type, ensure_delivery, active) VALUES (8, 'acw_start', true, true)`,
-    );
+    await subscribedApplication(db.url, scope, '10.0.0.8');
   });
   afterAll(async () => {
     await pool.onApplicationShutdown();
