@@ -120,7 +120,7 @@ export interface ClaimBatch {
   /**
    * An application it served had due deliveries its endpoint had no room for (or it took all its
    * room): when attempts end, a claim may find more. False, the claim took all that was due (but
-   * what it skipped for busy hosts and what other claims were serving).
+   * what it skipped for busy hosts, and what other claims were serving: lockedOut).
    */
   leftForRoom: boolean;
   /**
