@@ -9,17 +9,19 @@ const json = (status: number, body: unknown) =>
 
 /**
  * The log's status counts beside its rows (issue 20's eighth sitting): the rows' newest page is
- * polled every 2 s and the counts every 5 s; a refresh that changes the rows reads the counts
- * again at once, one that brings the same rows does not. Real timers: the polls' own pace is
- * what is tested.
+ * polled every 2 s, and the counts are read right after a read of it: at once when the rows
+ * changed, every third read when they did not. Real timers: the polls' own pace is what is tested.
  */
 describe("the delivery log's counts", () => {
   let status: 'pending' | 'sending' = 'pending';
   const reads = { rows: 0, counts: 0 };
+  /** How many reads of the counts there had been as each read of the rows came. */
+  const countsAtRowsRead: number[] = [];
   beforeEach(() => {
     status = 'pending';
     reads.rows = 0;
     reads.counts = 0;
+    countsAtRowsRead.length = 0;
     sessionStorage.setItem('herald.credential', 'hk_test');
     // jsdom has no layout: the page asks whether the window is wide.
     vi.stubGlobal('matchMedia', (media: string) => ({ matches: true, media, addEventListener() {}, removeEventListener() {} }));
@@ -32,6 +34,7 @@ describe("the delivery log's counts", () => {
       }
       if (url.pathname === '/application/42/deliveries') {
         reads.rows++;
+        countsAtRowsRead.push(reads.counts);
         // The third read of the rows (the first poll) finds the delivery being sent.
         if (reads.rows === 3) status = 'sending';
         const row = {
@@ -72,10 +75,14 @@ describe("the delivery log's counts", () => {
     await waitFor(() => expect(reads.rows).toBe(2), { timeout: 3_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(reads.counts).toBe(1);
-    // The third (its poll, 2 s later) shows it sending: the counts say so with it, not at their
-    // own poll (5 s after their first read).
+    // The third (its poll, 2 s later) shows it sending: the counts say so with it, at once.
     await waitFor(() => expect(reads.rows).toBe(3), { timeout: 3_000 });
     await within(statusFilter).findByRole('button', { name: 'sending 1' }, { timeout: 500 });
     expect(reads.counts).toBe(2);
-  }, 15_000);
+    // Unchanged since, the rows are read twice more without the counts, and the third time with
+    // them (what changed further down the log): never on a pace of their own.
+    await waitFor(() => expect(reads.rows).toBe(6), { timeout: 7_000 });
+    await waitFor(() => expect(reads.counts).toBe(3), { timeout: 500 });
+    expect(countsAtRowsRead).toEqual([0, 1, 1, 2, 2, 2]);
+  }, 20_000);
 });

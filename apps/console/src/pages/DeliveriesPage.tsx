@@ -28,6 +28,8 @@ import { useApplicationId } from './ApplicationLayout';
 type Row = Schemas['DeliveryLogEntryDto'];
 /** New deliveries appear without a reload: the newest page alone is asked again this often. */
 const POLL_MS = 2_000;
+/** Reads of unchanged rows after which the counts are read anyway (6 s): changes further down the log. */
+const COUNTS_EVERY_READS = 3;
 /** Recover needs a start; "any time" is every delivery there is. */
 const BEGINNING = '1970-01-01T00:00:00.000Z';
 
@@ -56,9 +58,10 @@ export function DeliveriesPage() {
   const wide = useMediaQuery('(min-width: 641px)');
   const [showFilters, setShowFilters] = useState(Boolean(event || sinceInput || untilInput));
   const pagesQuery = deliveryPagesQuery(id, filters);
+  const pagesKeyText = JSON.stringify(pagesQuery.queryKey);
   const pages = useInfiniteQuery(pagesQuery);
   // After the first page: the rows are what the user waits for; the counts follow a moment later.
-  const counts = useDeliveryCounts(id, window, { poll: true, enabled: pages.isSuccess });
+  const counts = useDeliveryCounts(id, window, { enabled: pages.isSuccess });
   // Only the newest page is polled (issue 26: polling every loaded page cost 60 requests in 10 s
   // with 12 pages loaded); its rows replace their older copies and new ones go on top.
   const head = useQuery({
@@ -70,19 +73,23 @@ export function DeliveriesPage() {
     initialDataUpdatedAt: () => pages.dataUpdatedAt,
     refetchInterval: POLL_MS,
   });
-  // When a refresh of the newest rows changes them, the counts are read again at once: on their
-  // own pace alone (every 5 s), a row could read `sending` while the counts beside the filter,
-  // read seconds before, said `sending 0`. Rows that come back the same (React Query keeps the
-  // same object) ask for nothing, and new filters read their counts by their own key.
-  const headKeyText = JSON.stringify(filters);
-  const lastHead = useRef({ key: headKeyText, data: head.data });
+  // The counts beside the filter are read right after a read of the newest rows, never on a pace
+  // of their own, so they never say what the rows below them do not (polled apart, a row read
+  // `sending` beside `sending 0`, or beside `succeeded 7` read a moment after it): at once when the
+  // rows changed, and every COUNTS_EVERY_READS reads when they did not (what changed further down
+  // the log). Rows that come back the same are the same object (React Query's structural
+  // sharing). New filters read their counts by their own key.
+  const lastHead = useRef({ key: pagesKeyText, data: head.data, readAt: head.dataUpdatedAt, unchanged: 0 });
   const refetchCounts = counts.refetch;
   useEffect(() => {
     const last = lastHead.current;
-    lastHead.current = { key: headKeyText, data: head.data };
-    if (!pages.isSuccess || last.key !== headKeyText || last.data === undefined || last.data === head.data) return;
-    void refetchCounts({ cancelRefetch: false });
-  }, [head.data, headKeyText, pages.isSuccess, refetchCounts]);
+    if (last.key === pagesKeyText && last.readAt === head.dataUpdatedAt) return;
+    const changed = last.data !== head.data;
+    const unchanged = changed ? 0 : last.unchanged + 1;
+    lastHead.current = { key: pagesKeyText, data: head.data, readAt: head.dataUpdatedAt, unchanged: unchanged % COUNTS_EVERY_READS };
+    if (!pages.isSuccess || last.key !== pagesKeyText || last.data === undefined) return;
+    if (changed || unchanged === COUNTS_EVERY_READS) void refetchCounts({ cancelRefetch: false });
+  }, [head.data, head.dataUpdatedAt, pagesKeyText, pages.isSuccess, refetchCounts]);
   const [retried, setRetried] = useState<ReadonlyMap<string, Schemas['DeliverySummaryDto']>>(new Map());
   const loaded = pages.data?.pages.flatMap((page) => page.data) ?? [];
   const fresh = new Map((head.data?.data ?? []).map((row) => [row.id, row]));
@@ -90,7 +97,6 @@ export function DeliveriesPage() {
   const newer = (head.data?.data ?? []).filter((row) => newestLoaded === undefined || row.id > newestLoaded);
   // A full page of newer rows may hide a gap between them and the loaded ones: start over.
   const gap = newestLoaded !== undefined && newer.length === LOG_PAGE_SIZE;
-  const pagesKeyText = JSON.stringify(pagesQuery.queryKey);
   useEffect(() => {
     if (gap) void queryClient.resetQueries({ queryKey: JSON.parse(pagesKeyText) as unknown[] });
   }, [gap, pagesKeyText, queryClient]);
